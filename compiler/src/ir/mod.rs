@@ -1,0 +1,11 @@
+//! The IR: StableHLO-level ops over statically shaped tensors.
+
+mod literal;
+mod module;
+mod ops;
+mod types;
+
+pub use literal::Literal;
+pub use module::{ArgAttrs, Function, Location, Module, Op, Region, ValueId};
+pub use ops::*;
+pub use types::{ElementType, TensorType, Type};

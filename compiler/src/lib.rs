@@ -1,0 +1,11 @@
+//! apu's compiler: one IR at StableHLO level, the readers that produce it, the validator that
+//! turns a [`ir::Module`] into a [`valid::ValidModule`], and (later) the passes and the planner.
+//!
+//! This crate never sees FFI: the plugin hands it bytes and a format string.
+
+pub mod error;
+pub mod ir;
+pub mod program;
+pub mod valid;
+
+pub use error::{Error, Result};

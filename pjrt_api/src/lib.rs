@@ -1,0 +1,2 @@
+//! The PJRT C API as apu's own header (`include/apu_pjrt_c_api.h`) and its committed bindgen output.
+#![allow(non_camel_case_types, non_snake_case, non_upper_case_globals, dead_code)]

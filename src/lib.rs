@@ -1,0 +1,1 @@
+//! The apu plugin: PJRT C API handlers over the compiler and runtime crates.
