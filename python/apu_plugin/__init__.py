@@ -1,0 +1,93 @@
+"""apu for JAX: registers the `apu` PJRT platform.
+
+JAX imports this module through the `jax_plugins` entry point and calls `initialize()` the first time a backend
+is requested. Nothing here may raise: a broken apu install must never break plain-CPU JAX, so problems are
+logged and the platform is simply not registered.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import pathlib
+
+__version__ = "0.1.0"
+
+PLATFORM_NAME = "apu"
+# JAX's default plugin priority: above the built-in CPU (0), so `jax.devices()` prefers apu once installed.
+DEFAULT_PRIORITY = 400
+
+logger = logging.getLogger(__name__)
+
+_VERSION_TAG = b"apu-plugin-version:"
+
+
+def library_path() -> pathlib.Path:
+    """Where the plugin library is: `APU_LIBRARY_PATH` if set, else the copy inside this package."""
+    override = os.environ.get("APU_LIBRARY_PATH")
+    if override:
+        return pathlib.Path(override)
+    return pathlib.Path(__file__).resolve().parent / "libapu.so"
+
+
+def library_version(path: pathlib.Path) -> str | None:
+    """The version stamped into the library (a NUL-terminated tag in its read-only data), or None."""
+    data = path.read_bytes()
+    start = data.find(_VERSION_TAG)
+    if start < 0:
+        return None
+    start += len(_VERSION_TAG)
+    end = data.find(b"\0", start)
+    return data[start:end].decode("ascii", "replace") if end > start else None
+
+
+def _client_options() -> dict:
+    options = {}
+    devices = os.environ.get("APU_NUM_DEVICES")
+    if devices:
+        try:
+            options["num_devices"] = int(devices)
+        except ValueError:
+            logger.warning("apu: ignoring APU_NUM_DEVICES=%r (not an integer)", devices)
+    return options
+
+
+def _enable_donation() -> None:
+    # JAX drops donate_argnums for platforms outside a private list; apu implements donation, so join it.
+    try:
+        from jax._src.interpreters import mlir
+
+        if PLATFORM_NAME not in mlir._platforms_with_donation:
+            mlir._platforms_with_donation.append(PLATFORM_NAME)
+    except Exception as exc:  # private API: never let a JAX change break registration
+        logger.warning("apu: could not enable buffer donation: %s", exc)
+
+
+def initialize() -> None:
+    path = library_path()
+    if not path.exists():
+        logger.warning("apu: plugin library not found at %s; the apu platform is not registered", path)
+        return
+    found = library_version(path)
+    if found != __version__:
+        logger.warning(
+            "apu: library %s has version %s but the Python package is %s; the apu platform is not registered",
+            path, found, __version__,
+        )
+        return
+    try:
+        from jax._src import xla_bridge as xb
+    except Exception as exc:
+        logger.warning("apu: cannot import JAX's plugin registry: %s", exc)
+        return
+    try:
+        xb.register_plugin(
+            PLATFORM_NAME,
+            priority=DEFAULT_PRIORITY,
+            library_path=str(path),
+            options=_client_options,
+        )
+    except Exception as exc:
+        logger.warning("apu: registering the plugin failed: %s", exc)
+        return
+    _enable_donation()

@@ -1,0 +1,53 @@
+# Shared helpers for apu's scripts: pinned Python environments under $HOME/.cache/apu, and building the wheel.
+# Sourced, not run.
+
+APU_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+APU_CACHE="${APU_CACHE:-$HOME/.cache/apu}"
+PYTHON="${PYTHON:-python3}"
+
+# The versions apu is tested against (see docs/integration-notes.md).
+JAX_PINS="jax==0.10.2 jaxlib==0.10.2 numpy==2.4.6 ml_dtypes==0.6.0 scipy==1.17.1 opt_einsum==3.4.0 pytest==9.2.0"
+
+log() { printf '\033[1m[apu]\033[0m %s\n' "$*" >&2; }
+
+# ensure_venv NAME "PINS..." -> prints the venv's python. Reuses the venv when its pins file matches.
+ensure_venv() {
+    local name="$1" pins="$2" dir="$APU_CACHE/venvs/$1"
+    if [ -x "$dir/bin/python" ] && [ "$(cat "$dir/.pins" 2>/dev/null)" = "$pins" ]; then
+        echo "$dir/bin/python"
+        return
+    fi
+    log "creating venv $dir ($pins)"
+    rm -rf "$dir"
+    mkdir -p "$APU_CACHE/venvs"
+    "$PYTHON" -m venv "$dir" >&2
+    "$dir/bin/pip" install -q --disable-pip-version-check $pins setuptools wheel >&2
+    echo "$pins" > "$dir/.pins"
+    echo "$dir/bin/python"
+}
+
+jax_venv() { ensure_venv "jax-0.10.2" "$JAX_PINS"; }
+
+# build_library: release build of libapu.so
+build_library() {
+    log "building libapu.so (cargo build --release)"
+    (cd "$APU_ROOT" && cargo build --release --locked -p apu >&2)
+    echo "$APU_ROOT/target/release/libapu.so"
+}
+
+# build_wheel PYTHON -> prints the wheel's path. Needs build_library first.
+build_wheel() {
+    local py="$1" out="$APU_ROOT/target/wheels"
+    rm -rf "$out" "$APU_ROOT/python/build" "$APU_ROOT/python/"*.egg-info
+    mkdir -p "$out"
+    cp "$APU_ROOT/target/release/libapu.so" "$APU_ROOT/python/apu_plugin/libapu.so"
+    log "building the apu-plugin wheel"
+    "$py" -m pip wheel -q --no-deps --no-build-isolation -w "$out" "$APU_ROOT/python" >&2
+    rm -rf "$APU_ROOT/python/build" "$APU_ROOT/python/"*.egg-info "$APU_ROOT/python/apu_plugin/libapu.so"
+    ls "$out"/apu_plugin-*.whl
+}
+
+# install_wheel PYTHON WHEEL
+install_wheel() {
+    "$1" -m pip install -q --force-reinstall --no-deps "$2" >&2
+}

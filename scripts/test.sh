@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Every test of apu: Rust unit/integration tests (incl. the C-ABI conformance suite), then the Python end-to-end
+# tests against the installed wheel, then JAX's own test suite when a jax checkout is given.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+lib="$(build_library)"
+
+log "cargo test (workspace, release profile)"
+(cd "$APU_ROOT" && APU_PJRT_PLUGIN="$lib" cargo test --release --locked --workspace 2>&1) | tee "$APU_ROOT/target/cargo-test.log" >&2
+
+py="$(jax_venv)"
+wheel="$(build_wheel "$py")"
+install_wheel "$py" "$wheel"
+
+log "end-to-end tests (pytest, jax 0.10.2)"
+set +e
+(cd "$APU_ROOT" && "$py" -m pytest -q -p no:cacheprovider tests/e2e)
+rc=$?
+set -e
+if [ "$rc" -ne 0 ] && [ "$rc" -ne 5 ]; then exit "$rc"; fi
+
+if [ -n "${APU_JAX_CHECKOUT:-}" ] && [ -d "${APU_JAX_CHECKOUT}/tests" ]; then
+    log "JAX's own test suite from $APU_JAX_CHECKOUT"
+    "$py" "$APU_ROOT/scripts/jax_conformance.py" "$APU_JAX_CHECKOUT"
+else
+    log "skipped JAX's own test suite: set APU_JAX_CHECKOUT to a jax-v0.10.2 checkout to run it"
+fi
