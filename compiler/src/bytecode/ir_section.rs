@@ -9,7 +9,7 @@ use crate::Result;
 use std::rc::Rc;
 
 /// Deepest nesting of regions accepted.
-const MAX_REGION_DEPTH: usize = 64;
+const MAX_REGION_DEPTH: usize = 32;
 
 /// Where an op's inherent attributes are.
 #[derive(Clone)]

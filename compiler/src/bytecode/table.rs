@@ -9,7 +9,7 @@ use crate::{Error, Result};
 use std::rc::Rc;
 
 /// Deepest chain of nested attribute/type references accepted.
-const MAX_DEPTH: usize = 200;
+const MAX_DEPTH: usize = 64;
 
 /// Decodes the custom encoding of one dialect's attributes and types. The reader covers exactly one
 /// entry; the table resolves references to other entries.

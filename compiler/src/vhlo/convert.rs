@@ -56,6 +56,11 @@ pub fn tensor_type(ty: &Ty) -> Result<TensorType> {
             if shape.iter().any(|&d| d < 0) {
                 return Err(Error::unimplemented(format!("dynamic shape {}: apu needs static shapes", ty_name(ty))));
             }
+            // Sizes must stay addressable: later stages multiply dimensions freely.
+            let bytes = shape.iter().try_fold(1u64, |acc, &d| acc.checked_mul(d as u64)).and_then(|n| n.checked_mul(16));
+            if !matches!(bytes, Some(b) if b <= isize::MAX as u64) {
+                return Err(Error::invalid(format!("tensor type {} is too large", ty_name(ty))));
+            }
             if encoding.is_some() {
                 return Err(Error::unimplemented(format!("bounded-dynamic tensor {}", ty_name(ty))));
             }
@@ -202,11 +207,18 @@ pub fn float_value(attr: &Attr) -> Result<f64> {
     })
 }
 
+/// Longest dimension/index list accepted in an attribute.
+const MAX_INT_LIST: usize = 1 << 16;
+
 /// An i64 (or i1) tensor attribute, or an array of integers, as a list of i64.
 pub fn ints(attr: &Attr) -> Result<Vec<i64>> {
     match attr {
         Attr::DenseElements { .. } => {
             let lit = literal(attr)?;
+            // These are dimension lists; a huge splat here is malformed, not a reason to allocate.
+            if lit.ty.num_elements() > MAX_INT_LIST {
+                return Err(Error::invalid(format!("integer list of {} elements", lit.ty.num_elements())));
+            }
             let bytes = lit.to_dense_bytes();
             let size = lit.ty.elem.byte_size();
             if !lit.ty.elem.is_int() && !lit.ty.elem.is_pred() {

@@ -226,7 +226,7 @@ fn build_function_named(op: &RawOp<'_>, attrs: &NamedAttrs, name: String, table:
     if param_types != declared {
         return Err(Error::invalid("entry block arguments do not match function_type inputs"));
     }
-    let result_value_types: Vec<Type> = f.body.results.iter().map(|v| f.values[v.index()].clone()).collect();
+    let result_value_types: Vec<Type> = f.body.results.iter().filter_map(|v| f.values.get(v.index()).cloned()).collect();
     if result_value_types != f.result_types {
         return Err(Error::invalid("returned values do not match function_type results"));
     }
