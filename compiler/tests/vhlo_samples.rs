@@ -329,3 +329,47 @@ fn misc_ops_composite_keeps_its_decomposition() {
         assert!(count(&m, "concatenate") >= 1 && count(&m, "slice") >= 1);
     }
 }
+
+/// Op counts of the pretty StableHLO text: every `stablehlo.<name>` token (the `return`
+/// terminators and the `applies stablehlo.x` reducer shorthand included, as the IR keeps the
+/// reducer as one op in a region).
+fn text_op_counts(program: &str) -> BTreeMap<String, usize> {
+    let text = std::fs::read_to_string(samples_dir().unwrap().join(format!("{program}.stablehlo.mlir"))).unwrap();
+    let mut counts = BTreeMap::new();
+    let mut rest = text.as_str();
+    while let Some(i) = rest.find("stablehlo.") {
+        // `#stablehlo.gather<…>` attributes and `!stablehlo.token` types are not ops.
+        let sigil = rest[..i].ends_with('#') || rest[..i].ends_with('!');
+        rest = &rest[i + "stablehlo.".len()..];
+        let name: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+        if name != "return" && !name.is_empty() && !sigil {
+            *counts.entry(name).or_default() += 1;
+        }
+    }
+    counts
+}
+
+#[test]
+fn op_counts_match_the_stablehlo_text() {
+    let Some(all) = artifacts() else { return };
+    let mut programs: Vec<&str> = all.iter().map(|a| a.0.as_str()).collect();
+    programs.dedup();
+    let mut compared = 0;
+    for program in programs {
+        let text = std::fs::read_to_string(samples_dir().unwrap().join(format!("{program}.stablehlo.mlir"))).unwrap();
+        if text.contains("chlo.") {
+            // CHLO ops are rewritten by the serializer (composites, polynomial expansions).
+            continue;
+        }
+        let m = read_sample(program, "v1_13_7").unwrap();
+        let mut ir = op_counts(&m);
+        let mut expected = text_op_counts(program);
+        ir.remove("call");
+        // The serializer merges equal constants, so only bound their number.
+        let (got, max) = (ir.remove("constant").unwrap_or(0), expected.remove("constant").unwrap_or(0));
+        assert!(got <= max && (got > 0) == (max > 0), "{program}: {got} constants for {max} in the text");
+        assert_eq!(ir, expected, "{program}");
+        compared += 1;
+    }
+    assert!(compared >= 12, "only {compared} programs without CHLO");
+}
