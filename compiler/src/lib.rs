@@ -5,7 +5,9 @@
 
 pub mod error;
 pub mod ir;
+pub mod print;
 pub mod program;
+pub mod text;
 pub mod valid;
 
 pub use error::{Error, Result};
