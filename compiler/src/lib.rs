@@ -6,7 +6,9 @@
 pub mod bytecode;
 pub mod error;
 pub mod ir;
+pub mod print;
 pub mod program;
+pub mod text;
 pub mod valid;
 pub mod vhlo;
 

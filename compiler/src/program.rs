@@ -35,7 +35,15 @@ pub const MLIR_BYTECODE_MAGIC: &[u8; 4] = b"ML\xefR";
 pub fn read_program(format: ProgramFormat, code: &[u8]) -> Result<Module> {
     match format {
         ProgramFormat::Mlir if code.starts_with(MLIR_BYTECODE_MAGIC) => crate::vhlo::read_vhlo_bytecode(code),
-        ProgramFormat::Mlir => Err(Error::unimplemented("StableHLO text reader is not built yet")),
+        ProgramFormat::Mlir => {
+            let text = std::str::from_utf8(code).map_err(|e| {
+                Error::invalid(format!(
+                    "MLIR program is neither bytecode (no 'ML\\xefR' magic) nor valid UTF-8 text: invalid byte at offset {}",
+                    e.valid_up_to()
+                ))
+            })?;
+            crate::text::parse_module(text)
+        }
         ProgramFormat::Hlo | ProgramFormat::HloWithConfig => {
             Err(Error::unimplemented("HloModuleProto reader is not built yet"))
         }

@@ -1,0 +1,148 @@
+//! CHLO ops that JAX prints in StableHLO text, expanded into plain IR ops at read time.
+//!
+//! Choice: apu has no CHLO ops in its IR, so `chlo.erf` and `chlo.erf_inv` become the same
+//! elementwise polynomial expansions that StableHLO's CHLO legalization produces for f32 (the
+//! portable artifact of the same program carries exactly these op sequences: a `chlo.erf.impl`
+//! composite decomposition for erf and an inline expansion for erf_inv). f16 and bf16 are computed
+//! in f32 and converted back, as the legalization does. f64 needs the longer f64 expansions and is
+//! reported as UNIMPLEMENTED for now.
+
+use super::ops::{FuncState, OpSyntax};
+use crate::ir::*;
+use crate::{Error, Result};
+
+/// Emits ops into a region on behalf of one source op (all get its location).
+pub struct Builder<'f> {
+    pub fs: &'f mut FuncState,
+    pub out: &'f mut Vec<Op>,
+    pub location: Location,
+}
+
+impl Builder<'_> {
+    pub fn op(&mut self, kind: OpKind, operands: Vec<ValueId>, ty: Type) -> ValueId {
+        let r = self.fs.new_value(ty);
+        self.out.push(Op { kind, operands, results: vec![r], regions: Vec::new(), location: self.location.clone() });
+        r
+    }
+    fn ty(&self, v: ValueId) -> Type {
+        self.fs.value_type(v).clone()
+    }
+    /// A constant of `ty` whose every element is `v` (ty is an f32 tensor type).
+    fn splat_f32(&mut self, v: f32, ty: &TensorType) -> Result<ValueId> {
+        let lit = Literal::splat(ty.clone(), v.to_le_bytes().to_vec())?;
+        Ok(self.op(OpKind::Constant(lit), vec![], Type::Tensor(ty.clone())))
+    }
+    fn bin(&mut self, op: BinaryOp, a: ValueId, b: ValueId) -> ValueId {
+        let t = self.ty(a);
+        self.op(OpKind::Binary(op), vec![a, b], t)
+    }
+    fn un(&mut self, op: UnaryOp, a: ValueId) -> ValueId {
+        let t = self.ty(a);
+        self.op(OpKind::Unary(op), vec![a], t)
+    }
+    fn select(&mut self, p: ValueId, a: ValueId, b: ValueId) -> ValueId {
+        let t = self.ty(a);
+        self.op(OpKind::Select, vec![p, a, b], t)
+    }
+    fn compare(&mut self, dir: ComparisonDirection, a: ValueId, b: ValueId, pred: &TensorType) -> ValueId {
+        self.op(OpKind::Compare { direction: dir, compare_type: None }, vec![a, b], Type::Tensor(pred.clone()))
+    }
+}
+
+/// Expands a `chlo.*` op; returns its result values.
+pub fn expand(b: &mut Builder, syn: &OpSyntax) -> Result<Vec<ValueId>> {
+    let op = syn.name.strip_prefix("chlo.").unwrap_or(&syn.name);
+    let unary: fn(&mut Builder, ValueId, &TensorType) -> Result<ValueId> = match op {
+        "erf" => erf_f32,
+        "erf_inv" => erf_inv_f32,
+        _ => return Err(Error::unimplemented(format!("CHLO op chlo.{op} is not supported by apu's text reader"))),
+    };
+    if syn.operands.len() != 1 || syn.result_types.len() != 1 {
+        return Err(Error::invalid(format!("expects one operand and one result, got {} and {}", syn.operands.len(), syn.result_types.len())));
+    }
+    let x = syn.operands[0];
+    let ty = b.ty(x);
+    if ty != syn.result_types[0] {
+        return Err(Error::invalid(format!("result type {} differs from operand type {ty}", syn.result_types[0])));
+    }
+    let Some(tt) = ty.as_tensor().cloned() else {
+        return Err(Error::invalid(format!("expects a tensor operand, got {ty}")));
+    };
+    let f32_ty = TensorType::new(tt.shape.clone(), ElementType::F32);
+    match tt.elem {
+        ElementType::F32 => Ok(vec![unary(b, x, &f32_ty)?]),
+        ElementType::F16 | ElementType::BF16 => {
+            let wide = b.op(OpKind::Convert, vec![x], Type::Tensor(f32_ty.clone()));
+            let r = unary(b, wide, &f32_ty)?;
+            Ok(vec![b.op(OpKind::Convert, vec![r], ty)])
+        }
+        e => Err(Error::unimplemented(format!("chlo.{op} on {e} is not supported (apu expands it for f32, f16 and bf16)"))),
+    }
+}
+
+/// Horner evaluation `((c0 * x + c1) * x + c2) ...` with f32 constants.
+fn horner(b: &mut Builder, x: ValueId, coeffs: &[f32], ty: &TensorType) -> Result<ValueId> {
+    let mut acc = b.splat_f32(coeffs[0], ty)?;
+    for &c in &coeffs[1..] {
+        let m = b.bin(BinaryOp::Multiply, acc, x);
+        let k = b.splat_f32(c, ty)?;
+        acc = b.bin(BinaryOp::Add, m, k);
+    }
+    Ok(acc)
+}
+
+/// erf(x) ≈ x·P(x²)/Q(x²) on x clamped to [-4, 4], then clamped to [-1, 1].
+fn erf_f32(b: &mut Builder, x: ValueId, ty: &TensorType) -> Result<ValueId> {
+    const P: [f32; 7] = [-2.72614237e-10, 2.77068146e-8, -2.10102394e-6, -5.69250624e-5, -7.34990637e-4, -2.954600e-03, -0.0160960332];
+    const Q: [f32; 5] = [-1.45660715e-5, -2.13374049e-4, -0.00168282702, -0.00737332925, -0.0142647391];
+    let lo = b.splat_f32(-4.0, ty)?;
+    let hi = b.splat_f32(4.0, ty)?;
+    let xc = b.op(OpKind::Clamp, vec![lo, x, hi], Type::Tensor(ty.clone()));
+    let x2 = b.bin(BinaryOp::Multiply, xc, xc);
+    let p = horner(b, x2, &P, ty)?;
+    let q = horner(b, x2, &Q, ty)?;
+    let num = b.bin(BinaryOp::Multiply, xc, p);
+    let ratio = b.bin(BinaryOp::Divide, num, q);
+    let m1 = b.splat_f32(-1.0, ty)?;
+    let p1 = b.splat_f32(1.0, ty)?;
+    Ok(b.op(OpKind::Clamp, vec![m1, ratio, p1], Type::Tensor(ty.clone())))
+}
+
+/// erf⁻¹(x) by Giles' single-precision approximation: w = -log(1 - x²); a polynomial in
+/// (w - 2.5) for w < 5, in (√w - 3) otherwise; ±inf at x = ±1.
+fn erf_inv_f32(b: &mut Builder, x: ValueId, ty: &TensorType) -> Result<ValueId> {
+    const SMALL: [f32; 9] = [2.81022636e-8, 3.43273939e-7, -3.5233877e-6, -4.39150654e-6, 2.1858087e-4, -0.00125372503, -0.00417768164, 0.246640727, 1.50140941];
+    const LARGE: [f32; 9] = [-2.00214257e-4, 1.00950558e-4, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613, 0.00943887047, 1.00167406, 2.83297682];
+    let pred = TensorType::new(ty.shape.clone(), ElementType::Pred);
+    let neg_x = b.un(UnaryOp::Negate, x);
+    let minus_x2 = b.bin(BinaryOp::Multiply, x, neg_x);
+    let l = b.un(UnaryOp::LogPlusOne, minus_x2);
+    let w = b.un(UnaryOp::Negate, l);
+    let five = b.splat_f32(5.0, ty)?;
+    let small = b.compare(ComparisonDirection::Lt, w, five, &pred);
+    let c25 = b.splat_f32(2.5, ty)?;
+    let w_small = b.bin(BinaryOp::Subtract, w, c25);
+    let sw = b.un(UnaryOp::Sqrt, w);
+    let c3 = b.splat_f32(3.0, ty)?;
+    let w_large = b.bin(BinaryOp::Subtract, sw, c3);
+    let t = b.select(small, w_small, w_large);
+    let mut p = {
+        let s = b.splat_f32(SMALL[0], ty)?;
+        let l = b.splat_f32(LARGE[0], ty)?;
+        b.select(small, s, l)
+    };
+    for k in 1..SMALL.len() {
+        let s = b.splat_f32(SMALL[k], ty)?;
+        let l = b.splat_f32(LARGE[k], ty)?;
+        let c = b.select(small, s, l);
+        let m = b.bin(BinaryOp::Multiply, p, t);
+        p = b.bin(BinaryOp::Add, c, m);
+    }
+    let r = b.bin(BinaryOp::Multiply, p, x);
+    let ax = b.un(UnaryOp::Abs, x);
+    let one = b.splat_f32(1.0, ty)?;
+    let at_one = b.compare(ComparisonDirection::Eq, ax, one, &pred);
+    let inf = b.splat_f32(f32::INFINITY, ty)?;
+    let x_inf = b.bin(BinaryOp::Multiply, x, inf);
+    Ok(b.select(at_one, x_inf, r))
+}

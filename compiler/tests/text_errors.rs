@@ -1,0 +1,139 @@
+//! Malformed StableHLO text: errors name line:column and what was expected; hostile input
+//! (truncation, garbage, deep nesting) gives errors, never panics.
+
+use apu_compiler::error::ErrorKind;
+use apu_compiler::program::{read_program, ProgramFormat};
+use apu_compiler::text::parse_module;
+
+fn wrap(body: &str) -> String {
+    format!("module @m {{\n  func.func public @main(%arg0: tensor<8xf32>) -> tensor<8xf32> {{\n{body}\n  }}\n}}\n")
+}
+
+/// Parses, expects an error, and checks that it starts with `line:col:`.
+fn error_of(text: &str) -> apu_compiler::Error {
+    let e = parse_module(text).expect_err("malformed input must not parse");
+    let (pos, _) = e.message.split_once(": ").unwrap_or_else(|| panic!("no position in {:?}", e.message));
+    let (l, c) = pos.split_once(':').unwrap_or_else(|| panic!("no line:col in {:?}", e.message));
+    assert!(l.parse::<usize>().is_ok() && c.parse::<usize>().is_ok(), "bad position in {:?}", e.message);
+    e
+}
+
+#[test]
+fn undefined_value_names_position_and_value() {
+    let e = error_of(&wrap("    %0 = stablehlo.add %arg0, %nope : tensor<8xf32>\n    return %0 : tensor<8xf32>"));
+    assert!(e.message.starts_with("3:31: use of undefined value %nope"), "{}", e.message);
+    assert_eq!(e.kind, ErrorKind::InvalidArgument);
+}
+
+#[test]
+fn missing_colon_says_what_was_expected() {
+    let e = error_of(&wrap("    %0 = stablehlo.add %arg0, %arg0\n    return %0 : tensor<8xf32>"));
+    assert!(e.message.starts_with("4:5: expected ':', found 'return'"), "{}", e.message);
+}
+
+#[test]
+fn dense_shape_mismatch() {
+    let e = error_of(&wrap("    %0 = stablehlo.constant dense<[1.0, 2.0, 3.0]> : tensor<2xf32>\n    return %arg0 : tensor<8xf32>"));
+    assert!(e.message.contains("dimension 0 has 3 elements in the list but the type says 2"), "{}", e.message);
+}
+
+#[test]
+fn generic_operand_type_mismatch() {
+    let e = error_of(&wrap("    %0 = \"stablehlo.negate\"(%arg0) : (tensor<4xf32>) -> tensor<4xf32>\n    return %arg0 : tensor<8xf32>"));
+    assert!(e.message.contains("operand #0 is declared tensor<4xf32> but the value has type tensor<8xf32>"), "{}", e.message);
+}
+
+#[test]
+fn unknown_ops_and_dynamic_shapes_are_unimplemented() {
+    let e = error_of(&wrap("    %0 = stablehlo.frobnicate %arg0 : tensor<8xf32>\n    return %0 : tensor<8xf32>"));
+    assert_eq!(e.kind, ErrorKind::Unimplemented, "{}", e.message);
+    assert!(e.message.contains("frobnicate"), "{}", e.message);
+    let e = error_of("module {\n  func.func @main(%arg0: tensor<?xf32>) -> tensor<?xf32> {\n    return %arg0 : tensor<?xf32>\n  }\n}");
+    assert_eq!(e.kind, ErrorKind::Unimplemented);
+    assert!(e.message.starts_with("2:33: dynamic dimensions"), "{}", e.message);
+    let e = error_of(&wrap("    %0 = chlo.lgamma %arg0 : tensor<8xf32> -> tensor<8xf32>\n    return %0 : tensor<8xf32>"));
+    assert_eq!(e.kind, ErrorKind::Unimplemented);
+}
+
+#[test]
+fn redefinition_and_missing_terminator() {
+    let e = error_of(&wrap("    %0 = stablehlo.negate %arg0 : tensor<8xf32>\n    %0 = stablehlo.negate %arg0 : tensor<8xf32>\n    return %0 : tensor<8xf32>"));
+    assert!(e.message.contains("redefinition of %0"), "{}", e.message);
+    let e = error_of(&wrap("    %0 = stablehlo.negate %arg0 : tensor<8xf32>"));
+    assert!(e.message.contains("region ends without a terminator"), "{}", e.message);
+}
+
+#[test]
+fn unterminated_string_and_bad_character() {
+    let e = error_of("module @m attributes {x = \"abc\n}");
+    assert!(e.message.starts_with("1:27: unterminated string"), "{}", e.message);
+    let e = error_of("module @m { ` }");
+    assert!(e.message.starts_with("1:13: unexpected character"), "{}", e.message);
+}
+
+#[test]
+fn no_main_function() {
+    let e = parse_module("module {\n  func.func private @f(%arg0: tensor<f32>) -> tensor<f32> {\n    return %arg0 : tensor<f32>\n  }\n}").unwrap_err();
+    assert!(e.message.contains("no @main"), "{}", e.message);
+}
+
+#[test]
+fn read_program_routes_text_and_rejects_non_utf8() {
+    let text = wrap("    %0 = stablehlo.negate %arg0 : tensor<8xf32>\n    return %0 : tensor<8xf32>");
+    let m = read_program(ProgramFormat::Mlir, text.as_bytes()).unwrap();
+    assert_eq!(m.entry_function().body.ops.len(), 1);
+    let e = read_program(ProgramFormat::Mlir, b"module \xff\xfe").unwrap_err();
+    assert!(e.message.contains("invalid byte at offset 7"), "{}", e.message);
+}
+
+#[test]
+fn deep_nesting_is_an_error_not_a_stack_overflow() {
+    let deep = format!("{}1{}", "[".repeat(5000), "]".repeat(5000));
+    let e = error_of(&wrap(&format!("    %0 = stablehlo.constant dense<{deep}> : tensor<f32>\n    return %arg0 : tensor<8xf32>")));
+    assert!(e.message.contains("nesting deeper"), "{}", e.message);
+    let deep_ty = format!("{}tensor<f32>{}", "tuple<".repeat(5000), ">".repeat(5000));
+    let e = error_of(&format!("module {{\n  func.func @main(%arg0: {deep_ty}) {{\n    return\n  }}\n}}"));
+    assert!(e.message.contains("nesting deeper"), "{}", e.message);
+}
+
+/// A tiny deterministic generator, so that failures reproduce.
+struct Lcg(u64);
+impl Lcg {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 >> 33
+    }
+}
+
+#[test]
+fn truncation_and_garbage_never_panic() {
+    let dir = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/samples/jax"));
+    let mut texts = vec![wrap("    %0 = stablehlo.negate %arg0 : tensor<8xf32>\n    return %0 : tensor<8xf32>")];
+    for name in ["misc_ops", "while_loop", "conv2d_nhwc", "gather", "scatter_add", "sort"] {
+        for suffix in ["stablehlo.mlir", "stablehlo_generic.mlir"] {
+            if let Ok(t) = std::fs::read_to_string(dir.join(format!("{name}.{suffix}"))) {
+                texts.push(t);
+            }
+        }
+    }
+    let mut rng = Lcg(7);
+    let junk: &[u8] = b"%#@^!\"<>()[]{}:,=-x0129.e?*abc \n\\";
+    let mut cases = 0;
+    for t in &texts {
+        let bytes = t.as_bytes();
+        for cut in (0..bytes.len()).step_by(53.max(bytes.len() / 300)) {
+            let _ = read_program(ProgramFormat::Mlir, &bytes[..cut]);
+            cases += 1;
+        }
+        for _ in 0..300 {
+            let mut b = bytes.to_vec();
+            for _ in 0..(1 + rng.next() % 4) {
+                let i = (rng.next() as usize) % b.len();
+                b[i] = junk[(rng.next() as usize) % junk.len()];
+            }
+            let _ = read_program(ProgramFormat::Mlir, &b);
+            cases += 1;
+        }
+    }
+    assert!(cases > 1000);
+}
