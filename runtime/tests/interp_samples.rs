@@ -8,7 +8,7 @@
 
 mod common;
 
-use apu_compiler::ir::{BinaryOp, DotDims, ElementType::*, Literal, OpKind, Precision, TensorType, UnaryOp};
+use apu_compiler::ir::{BinaryOp, ComparisonDirection as Dir, ComparisonType, ConvDims, DotDims, ElementType::*, GatherDims, Literal, OpKind, Precision, ScatterDims, TensorType, UnaryOp, ValueId};
 use apu_runtime::interp;
 use apu_runtime::npz::load_npz;
 use apu_runtime::Tensor;
@@ -152,4 +152,171 @@ fn sample_mlp_relu_softmax() {
     let s = bcast(&mut b, s, &[0, 1], &[2, 4]);
     let r = b.op(OpKind::Binary(BinaryOp::Divide), &[e, s], tt(&[2, 4], F32));
     check_sample("mlp_relu_softmax", vec![b.finish(&[r]), relu], 1e-5, 1e-5);
+}
+
+fn scalar_i32(b: &mut FnBuilder, v: i32) -> ValueId {
+    b.op(
+        OpKind::Constant(Literal::dense(TensorType::scalar(S32), v.to_le_bytes().to_vec()).unwrap()),
+        &[],
+        tt(&[], S32),
+    )
+}
+
+fn cmp(b: &mut FnBuilder, dir: Dir, ty: ComparisonType, x: ValueId, y: ValueId, shape: &[i64]) -> ValueId {
+    b.op(OpKind::Compare { direction: dir, compare_type: Some(ty) }, &[x, y], tt(shape, Pred))
+}
+
+#[test]
+fn sample_cond() {
+    let mut b = FnBuilder::new("main");
+    let p = b.param(tt(&[], Pred));
+    let x = b.param(tt(&[3], F32));
+    let i = b.op(OpKind::Convert, &[p], tt(&[], S32));
+    let cos = b.region(&[], |b, _| vec![b.op(OpKind::Unary(UnaryOp::Cosine), &[x], tt(&[3], F32))]);
+    let sin = b.region(&[], |b, _| vec![b.op(OpKind::Unary(UnaryOp::Sine), &[x], tt(&[3], F32))]);
+    let r = b.ops(OpKind::Case, &[i], &[tt(&[3], F32)], vec![cos, sin])[0];
+    check_sample("cond", vec![b.finish(&[r])], 1e-5, 1e-5);
+}
+
+#[test]
+fn sample_while_loop() {
+    let mut b = FnBuilder::new("main");
+    let x = b.param(tt(&[3], F32));
+    let n = b.param(tt(&[], S32));
+    let c0 = scalar_i32(&mut b, 0);
+    let state = [tt(&[], S32), tt(&[], S32), tt(&[3], F32)];
+    let cond = b.region(&state, |b, p| vec![cmp(b, Dir::Lt, ComparisonType::Signed, p[1], p[0], &[])]);
+    let body = b.region(&state, |b, p| {
+        let one = scalar_i32(b, 1);
+        let i = b.op(OpKind::Binary(BinaryOp::Add), &[p[1], one], tt(&[], S32));
+        let k = scalar_f32(b, 1.5);
+        let k = bcast(b, k, &[], &[3]);
+        let m = b.op(OpKind::Binary(BinaryOp::Multiply), &[p[2], k], tt(&[3], F32));
+        let one = scalar_f32(b, 1.0);
+        let one = bcast(b, one, &[], &[3]);
+        let v = b.op(OpKind::Binary(BinaryOp::Add), &[m, one], tt(&[3], F32));
+        vec![p[0], i, v]
+    });
+    let r = b.ops(OpKind::While, &[n, c0, x], &state, vec![cond, body]);
+    check_sample("while_loop", vec![b.finish(&[r[1], r[2]])], 1e-5, 1e-6);
+}
+
+#[test]
+fn sample_conv2d_nhwc() {
+    let mut b = FnBuilder::new("main");
+    let x = b.param(tt(&[1, 8, 8, 3], F32));
+    let k = b.param(tt(&[3, 3, 3, 4], F32));
+    let conv = OpKind::Convolution {
+        window_strides: vec![1, 1],
+        padding: vec![(1, 1), (1, 1)],
+        lhs_dilation: vec![1, 1],
+        rhs_dilation: vec![1, 1],
+        window_reversal: vec![false, false],
+        dims: ConvDims {
+            input_batch: 0,
+            input_feature: 3,
+            input_spatial: vec![1, 2],
+            kernel_input_feature: 2,
+            kernel_output_feature: 3,
+            kernel_spatial: vec![0, 1],
+            output_batch: 0,
+            output_feature: 3,
+            output_spatial: vec![1, 2],
+        },
+        feature_group_count: 1,
+        batch_group_count: 1,
+        precision: vec![],
+    };
+    let r = b.op(conv, &[x, k], tt(&[1, 8, 8, 4], F32));
+    check_sample("conv2d_nhwc", vec![b.finish(&[r])], 1e-5, 1e-5);
+}
+
+/// JAX's index normalisation: `idx < 0 ? idx + 6 : idx`, then a trailing index-vector dim.
+fn normalized_indices(b: &mut FnBuilder, idx: ValueId, n: i64) -> ValueId {
+    let z = scalar_i32(b, 0);
+    let z = b.op(OpKind::BroadcastInDim { broadcast_dimensions: vec![] }, &[z], tt(&[n], S32));
+    let neg = cmp(b, Dir::Lt, ComparisonType::Signed, idx, z, &[n]);
+    let six = scalar_i32(b, 6);
+    let six = b.op(OpKind::BroadcastInDim { broadcast_dimensions: vec![] }, &[six], tt(&[n], S32));
+    let wrapped = b.op(OpKind::Binary(BinaryOp::Add), &[idx, six], tt(&[n], S32));
+    let sel = b.op(OpKind::Select, &[neg, wrapped, idx], tt(&[n], S32));
+    b.op(OpKind::BroadcastInDim { broadcast_dimensions: vec![0] }, &[sel], tt(&[n, 1], S32))
+}
+
+#[test]
+fn sample_gather() {
+    let mut b = FnBuilder::new("main");
+    let x = b.param(tt(&[6, 5], F32));
+    let idx = b.param(tt(&[3], S32));
+    let idx = normalized_indices(&mut b, idx, 3);
+    let dims = GatherDims {
+        offset_dims: vec![1],
+        collapsed_slice_dims: vec![0],
+        start_index_map: vec![0],
+        index_vector_dim: 1,
+        ..Default::default()
+    };
+    let r = b.op(OpKind::Gather { dims, slice_sizes: vec![1, 5], indices_are_sorted: false }, &[x, idx], tt(&[3, 5], F32));
+    check_sample("gather", vec![b.finish(&[r])], 0.0, 0.0);
+}
+
+#[test]
+fn sample_scatter_add() {
+    let mut b = FnBuilder::new("main");
+    let x = b.param(tt(&[6, 5], F32));
+    let idx = b.param(tt(&[2], S32));
+    let u = b.param(tt(&[2, 5], F32));
+    let idx = normalized_indices(&mut b, idx, 2);
+    let dims = ScatterDims {
+        update_window_dims: vec![1],
+        inserted_window_dims: vec![0],
+        scatter_dims_to_operand_dims: vec![0],
+        index_vector_dim: 1,
+        ..Default::default()
+    };
+    let add = b.binary_region(BinaryOp::Add, F32);
+    let r = b.ops(OpKind::Scatter { dims, indices_are_sorted: false, unique_indices: false }, &[x, idx, u], &[tt(&[6, 5], F32)], vec![add])[0];
+    check_sample("scatter_add", vec![b.finish(&[r])], 1e-5, 1e-6);
+}
+
+/// JAX's float sort comparator: -0 → 0, any NaN → canonical NaN, then TOTALORDER less-than.
+fn float_less_region(b: &mut FnBuilder, extra: &[apu_compiler::ir::Type]) -> apu_compiler::ir::Region {
+    let mut params = vec![tt(&[], F32), tt(&[], F32)];
+    params.extend_from_slice(extra);
+    b.region(&params, |b, p| {
+        let canon = |b: &mut FnBuilder, v: ValueId| {
+            let z = scalar_f32(b, 0.0);
+            let is_zero = cmp(b, Dir::Eq, ComparisonType::Float, v, z, &[]);
+            let z2 = scalar_f32(b, 0.0);
+            let v2 = b.op(OpKind::Select, &[is_zero, z2, v], tt(&[], F32));
+            let is_nan = cmp(b, Dir::Ne, ComparisonType::Float, v, v, &[]);
+            let nan = scalar_f32(b, f32::from_bits(0x7FC0_0000));
+            b.op(OpKind::Select, &[is_nan, nan, v2], tt(&[], F32))
+        };
+        let l = canon(b, p[0]);
+        let r = canon(b, p[1]);
+        vec![cmp(b, Dir::Lt, ComparisonType::TotalOrder, l, r, &[])]
+    })
+}
+
+#[test]
+fn sample_sort() {
+    let mut sort = FnBuilder::new("sort");
+    let x = sort.param(tt(&[4, 6], F32));
+    let less = float_less_region(&mut sort, &[]);
+    let r = sort.ops(OpKind::Sort { dimension: 1, is_stable: true }, &[x], &[tt(&[4, 6], F32)], vec![less])[0];
+    let sort = sort.finish(&[r]);
+
+    let mut argsort = FnBuilder::new("argsort");
+    let x = argsort.param(tt(&[4, 6], F32));
+    let iota = argsort.op(OpKind::Iota { dimension: 1 }, &[], tt(&[4, 6], S32));
+    let less = float_less_region(&mut argsort, &[tt(&[], S32), tt(&[], S32)]);
+    let r = argsort.ops(OpKind::Sort { dimension: 1, is_stable: true }, &[x, iota], &[tt(&[4, 6], F32), tt(&[4, 6], S32)], vec![less]);
+    let argsort = argsort.finish(&[r[1]]);
+
+    let mut b = FnBuilder::new("main");
+    let x = b.param(tt(&[4, 6], F32));
+    let s = b.op(OpKind::Call { callee: "sort".into() }, &[x], tt(&[4, 6], F32));
+    let a = b.op(OpKind::Call { callee: "argsort".into() }, &[x], tt(&[4, 6], S32));
+    check_sample("sort", vec![b.finish(&[s, a]), sort, argsort], 0.0, 0.0);
 }
