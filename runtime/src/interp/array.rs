@@ -97,8 +97,9 @@ pub fn is_stored(elem: ElementType) -> bool {
     matches!(elem, Pred | S8 | S16 | S32 | S64 | U8 | U16 | U32 | U64 | F16 | BF16 | F32 | F64 | C64 | C128)
 }
 
+/// The one message for element types without storage, wherever they are met (`what` says where).
 pub fn unstored(what: &str, elem: ElementType) -> Error {
-    Error::unimplemented(format!("{what} for {elem}: the interpreter does not store this element type"))
+    Error::unimplemented(format!("{elem} tensors: the interpreter does not store this element type")).context(what)
 }
 
 macro_rules! read_le {

@@ -105,6 +105,11 @@ pub fn to_f32(t: &Tensor) -> Vec<f32> {
     assert_eq!(t.ty.elem, ElementType::F32, "{}", t.ty);
     t.bytes().chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect()
 }
+/// Complex64 elements as interleaved (re, im) f32 values.
+pub fn c64_parts(t: &Tensor) -> Vec<f32> {
+    assert_eq!(t.ty.elem, ElementType::C64, "{}", t.ty);
+    t.bytes().chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect()
+}
 pub fn to_f64(t: &Tensor) -> Vec<f64> {
     assert_eq!(t.ty.elem, ElementType::F64, "{}", t.ty);
     t.bytes().chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect()
@@ -152,4 +157,29 @@ pub fn samples_dir() -> Option<std::path::PathBuf> {
         }
     }
     None
+}
+
+/// Runs a module whose `main` takes `inputs` (as parameters) and applies one op of `kind` with
+/// `regions` built by `regions(builder)`, returning its results.
+pub fn run_op_with(
+    kind: OpKind,
+    inputs: &[Tensor],
+    results: &[Type],
+    regions: impl FnOnce(&mut FnBuilder) -> Vec<Region>,
+) -> apu_compiler::Result<Vec<Tensor>> {
+    let mut b = FnBuilder::new("main");
+    let ps: Vec<ValueId> = inputs.iter().map(|t| b.param(Type::Tensor(t.ty.clone()))).collect();
+    let rs = regions(&mut b);
+    let out = b.ops(kind, &ps, results, rs);
+    let m = module(vec![b.finish(&out)]);
+    apu_runtime::interp::check_supported(&m)?;
+    apu_runtime::interp::run(&m, inputs)
+}
+
+pub fn run_op(kind: OpKind, inputs: &[Tensor], result: Type) -> apu_compiler::Result<Tensor> {
+    Ok(run_op_with(kind, inputs, &[result], |_| Vec::new())?.remove(0))
+}
+
+pub fn bits_f32(t: &Tensor) -> Vec<u32> {
+    to_f32(t).iter().map(|x| x.to_bits()).collect()
 }
