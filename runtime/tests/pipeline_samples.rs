@@ -1,0 +1,116 @@
+//! Every real JAX sample, through every reader that applies, validated and executed by the reference
+//! interpreter, compared with the outputs JAX's CPU backend produced. Prints the counts per reader.
+
+mod common;
+
+use apu_compiler::ir::ElementType;
+use apu_compiler::program::{read_program, ProgramFormat};
+use apu_compiler::valid::validate;
+use apu_runtime::{interp, npz, Tensor};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// (file suffix, PJRT format) of every program form a sample may have.
+const FORMS: &[(&str, ProgramFormat)] = &[
+    ("vhlo_v1_0_0.mlirbc", ProgramFormat::Mlir),
+    ("vhlo_v1_13_7.mlirbc", ProgramFormat::Mlir),
+    ("vhlo_v1_17_0.mlirbc", ProgramFormat::Mlir),
+    ("stablehlo.mlir", ProgramFormat::Mlir),
+    ("stablehlo_generic.mlir", ProgramFormat::Mlir),
+    ("hlo.pb", ProgramFormat::Hlo),
+];
+
+/// Elements as f64 (complex as interleaved parts) for comparison; None for types compared bytewise.
+fn as_f64(t: &Tensor) -> Option<Vec<f64>> {
+    let b = t.bytes();
+    Some(match t.ty.elem {
+        ElementType::F32 | ElementType::C64 => {
+            b.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap()) as f64).collect()
+        }
+        ElementType::F64 | ElementType::C128 => b.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect(),
+        ElementType::F16 => b.chunks_exact(2).map(|c| half::f16::from_le_bytes([c[0], c[1]]).to_f64()).collect(),
+        ElementType::BF16 => b.chunks_exact(2).map(|c| half::bf16::from_le_bytes([c[0], c[1]]).to_f64()).collect(),
+        _ => return None,
+    })
+}
+
+/// Compares one output; floats within a tolerance per type (transcendental chains in f32: 2e-5 relative),
+/// everything else bit-exact.
+fn compare(name: &str, got: &Tensor, want: &Tensor) -> Result<(), String> {
+    if got.ty != want.ty {
+        return Err(format!("{name}: type {} but JAX produced {}", got.ty, want.ty));
+    }
+    match (as_f64(got), as_f64(want)) {
+        (Some(g), Some(w)) => {
+            let (rtol, atol) = match got.ty.elem {
+                ElementType::F64 | ElementType::C128 => (1e-12, 1e-12),
+                ElementType::F16 | ElementType::BF16 => (1e-2, 1e-2),
+                _ => (2e-5, 2e-6),
+            };
+            for (i, (g, w)) in g.iter().zip(&w).enumerate() {
+                let ok = if w.is_nan() { g.is_nan() } else { (g - w).abs() <= atol + rtol * w.abs() };
+                if !ok {
+                    return Err(format!("{name}[{i}]: got {g}, JAX produced {w}"));
+                }
+            }
+            Ok(())
+        }
+        _ if got.bytes() == want.bytes() => Ok(()),
+        _ => Err(format!("{name}: bytes differ from JAX's ({})", got.ty)),
+    }
+}
+
+fn run_one(path: &Path, format: ProgramFormat, io: &[(String, Tensor)]) -> Result<(), String> {
+    let code = std::fs::read(path).map_err(|e| e.to_string())?;
+    let module = read_program(format, &code).map_err(|e| format!("read: {e}"))?;
+    let module = validate(module).map_err(|e| format!("validate: {e}"))?;
+    interp::check_supported(&module).map_err(|e| format!("check_supported: {e}"))?;
+    let inputs: Vec<Tensor> =
+        (0..).map_while(|i| io.iter().find(|(n, _)| *n == format!("in{i}")).map(|(_, t)| t.clone())).collect();
+    let outputs = interp::run(&module, &inputs).map_err(|e| format!("run: {e}"))?;
+    let wanted: Vec<&Tensor> =
+        (0..).map_while(|i| io.iter().find(|(n, _)| *n == format!("out{i}")).map(|(_, t)| t)).collect();
+    if outputs.len() != wanted.len() {
+        return Err(format!("{} outputs, JAX produced {}", outputs.len(), wanted.len()));
+    }
+    for (i, (g, w)) in outputs.iter().zip(wanted).enumerate() {
+        compare(&format!("out{i}"), g, w)?;
+    }
+    Ok(())
+}
+
+#[test]
+fn every_sample_runs_through_every_reader_and_matches_jax() {
+    let Some(dir) = common::samples_dir() else {
+        eprintln!("skipped: samples not found");
+        return;
+    };
+    let jax = dir.join("jax");
+    let mut programs: Vec<String> = std::fs::read_dir(&jax)
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.strip_suffix(".io.npz").map(str::to_string))
+        .collect();
+    programs.sort();
+    assert!(!programs.is_empty());
+
+    let mut passed: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut failures = Vec::new();
+    for p in &programs {
+        let io = npz::load_npz(&jax.join(format!("{p}.io.npz"))).unwrap();
+        for (suffix, format) in FORMS {
+            let path = jax.join(format!("{p}.{suffix}"));
+            if !path.exists() {
+                continue;
+            }
+            match run_one(&path, *format, &io) {
+                Ok(()) => *passed.entry(suffix).or_default() += 1,
+                Err(e) => failures.push(format!("{p}.{suffix}: {e}")),
+            }
+        }
+    }
+    println!("programs: {}", programs.len());
+    for (suffix, n) in &passed {
+        println!("{suffix:>24}: {n} run and match JAX");
+    }
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+}
