@@ -276,7 +276,7 @@ pub fn write_npz(entries: &[(String, Tensor)]) -> Result<Vec<u8>> {
         central.extend_from_slice(&0x0201_4b50u32.to_le_bytes());
         central.extend_from_slice(&20u16.to_le_bytes()); // version made by
         common(&mut central);
-        central.extend_from_slice(&[0; 8]); // comment length, disk, internal attrs
+        central.extend_from_slice(&[0; 6]); // comment length, disk number, internal attrs (2 bytes each)
         central.extend_from_slice(&0u32.to_le_bytes()); // external attrs
         central.extend_from_slice(&offset.to_le_bytes());
         central.extend_from_slice(fname.as_bytes());
@@ -300,4 +300,25 @@ pub fn load_npz(path: &std::path::Path) -> Result<Vec<(String, Tensor)>> {
 
 pub fn save_npz(path: &std::path::Path, entries: &[(String, Tensor)]) -> Result<()> {
     std::fs::write(path, write_npz(entries)?).map_err(|e| Error::invalid(format!("cannot write {}: {e}", path.display())))
+}
+
+#[cfg(test)]
+mod round_trip_tests {
+    use super::*;
+    use apu_compiler::ir::{ElementType, TensorType};
+
+    #[test]
+    fn an_archive_of_several_members_reads_back_as_written() {
+        let a = Tensor::from_bytes(TensorType::new(vec![2], ElementType::S32), &[1, 0, 0, 0, 2, 0, 0, 0]).unwrap();
+        let b = Tensor::from_bytes(TensorType::new(vec![], ElementType::Pred), &[1]).unwrap();
+        let c = Tensor::from_bytes(TensorType::new(vec![0, 3], ElementType::F32), &[]).unwrap();
+        let entries = vec![("out0".to_string(), a), ("out1".to_string(), b), ("out2".to_string(), c)];
+        let back = read_npz(&write_npz(&entries).unwrap()).unwrap();
+        assert_eq!(back.len(), 3);
+        for ((n0, t0), (n1, t1)) in entries.iter().zip(&back) {
+            assert_eq!(n0, n1);
+            assert_eq!(t0.ty, t1.ty);
+            assert_eq!(t0.bytes(), t1.bytes());
+        }
+    }
 }
