@@ -15,10 +15,10 @@ def test_platform_and_single_device(dev, platform):
     assert jax.local_device_count(platform) == 1
 
 
-def test_default_backend_is_platform_under_test(platform):
+def test_default_backend_is_platform_under_test(dev, platform):
     # JAX_PLATFORMS lists the platform first, so it is the default backend and un-committed work lands there.
     assert jax.default_backend() == platform
-    assert jax.numpy.ones(3).devices() == {jax.devices(platform)[0]}
+    assert jax.numpy.ones(3).devices() == {dev}
 
 
 def test_device_describes_itself(dev):
