@@ -221,20 +221,33 @@ pub fn read_npz(bytes: &[u8]) -> Result<Vec<(String, Tensor)>> {
             }
             e += 4 + size;
         }
-        if method != 0 {
-            return Err(Error::unimplemented(format!(
-                "compressed .npz member {name:?} (method {method}); save with np.savez, not np.savez_compressed"
-            )));
-        }
-        if csize != usize_ {
-            return Err(bad(WHAT, at, format!("stored member {name:?} has different sizes")));
-        }
         let local = usize::try_from(local).map_err(|_| bad(WHAT, at, "member offset too large"))?;
         if r.u32(local)? != 0x0403_4b50 {
             return Err(bad(WHAT, local, "bad local header signature"));
         }
         let data_at = local + 30 + r.u16(local + 26)? as usize + r.u16(local + 28)? as usize;
-        let data = r.slice(data_at, usize::try_from(csize).map_err(|_| bad(WHAT, at, "member too large"))?)?;
+        let raw = r.slice(data_at, usize::try_from(csize).map_err(|_| bad(WHAT, at, "member too large"))?)?;
+        let inflated;
+        let data: &[u8] = match method {
+            0 if csize == usize_ => raw,
+            0 => return Err(bad(WHAT, at, format!("stored member {name:?} has different sizes"))),
+            // np.savez_compressed: raw deflate. Bound the output by the declared size so a corrupt
+            // archive cannot make us allocate without limit.
+            8 => {
+                let limit = usize::try_from(usize_).map_err(|_| bad(WHAT, at, "member too large"))?;
+                inflated = miniz_oxide::inflate::decompress_to_vec_with_limit(raw, limit)
+                    .map_err(|e| bad(WHAT, data_at, format!("member {name:?} does not inflate: {e:?}")))?;
+                if inflated.len() != limit {
+                    return Err(bad(WHAT, data_at, format!("member {name:?} inflates to {} bytes, not {limit}", inflated.len())));
+                }
+                &inflated
+            }
+            other => {
+                return Err(Error::unimplemented(format!(
+                    "compression method {other} of .npz member {name:?}; apu reads stored and deflated members"
+                )))
+            }
+        };
         if crc32(data) != crc {
             return Err(bad(WHAT, data_at, format!("CRC mismatch in member {name:?}")));
         }

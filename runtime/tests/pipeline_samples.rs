@@ -13,6 +13,7 @@ use std::path::Path;
 /// (file suffix, PJRT format) of every program form a sample may have.
 const FORMS: &[(&str, ProgramFormat)] = &[
     ("vhlo_v1_0_0.mlirbc", ProgramFormat::Mlir),
+    ("vhlo_v1_10_0.mlirbc", ProgramFormat::Mlir),
     ("vhlo_v1_13_7.mlirbc", ProgramFormat::Mlir),
     ("vhlo_v1_17_0.mlirbc", ProgramFormat::Mlir),
     ("stablehlo.mlir", ProgramFormat::Mlir),
@@ -48,7 +49,13 @@ fn compare(name: &str, got: &Tensor, want: &Tensor) -> Result<(), String> {
                 _ => (2e-5, 2e-6),
             };
             for (i, (g, w)) in g.iter().zip(&w).enumerate() {
-                let ok = if w.is_nan() { g.is_nan() } else { (g - w).abs() <= atol + rtol * w.abs() };
+                let ok = if w.is_nan() {
+                    g.is_nan()
+                } else if w.is_infinite() {
+                    g == w
+                } else {
+                    (g - w).abs() <= atol + rtol * w.abs()
+                };
                 if !ok {
                     return Err(format!("{name}[{i}]: got {g}, JAX produced {w}"));
                 }
@@ -60,6 +67,17 @@ fn compare(name: &str, got: &Tensor, want: &Tensor) -> Result<(), String> {
     }
 }
 
+/// `.npy` has no bfloat16, so fixtures store bf16 arrays as their u16 bit patterns: read them back as bf16
+/// where the program says bf16.
+fn as_type(t: &Tensor, want: &apu_compiler::ir::Type) -> Tensor {
+    match want.as_tensor() {
+        Some(w) if w.elem == ElementType::BF16 && t.ty.elem == ElementType::U16 && w.shape == t.ty.shape => {
+            Tensor { ty: w.clone(), data: t.data.clone() }
+        }
+        _ => t.clone(),
+    }
+}
+
 fn run_one(path: &Path, format: ProgramFormat, io: &[(String, Tensor)]) -> Result<(), String> {
     let code = std::fs::read(path).map_err(|e| e.to_string())?;
     let module = read_program(format, &code).map_err(|e| format!("read: {e}"))?;
@@ -67,50 +85,73 @@ fn run_one(path: &Path, format: ProgramFormat, io: &[(String, Tensor)]) -> Resul
     interp::check_supported(&module).map_err(|e| format!("check_supported: {e}"))?;
     let inputs: Vec<Tensor> =
         (0..).map_while(|i| io.iter().find(|(n, _)| *n == format!("in{i}")).map(|(_, t)| t.clone())).collect();
+    let main = module.entry_function();
+    if inputs.len() != main.body.params.len() {
+        return Err(format!("the fixture has {} inputs but @main takes {}", inputs.len(), main.body.params.len()));
+    }
+    let inputs: Vec<Tensor> = inputs.iter().zip(main.param_types()).map(|(t, ty)| as_type(t, &ty)).collect();
     let outputs = interp::run(&module, &inputs).map_err(|e| format!("run: {e}"))?;
-    let wanted: Vec<&Tensor> =
-        (0..).map_while(|i| io.iter().find(|(n, _)| *n == format!("out{i}")).map(|(_, t)| t)).collect();
+    let wanted: Vec<Tensor> = (0..)
+        .map_while(|i| io.iter().find(|(n, _)| *n == format!("out{i}")).map(|(_, t)| t))
+        .zip(&main.result_types)
+        .map(|(t, ty)| as_type(t, ty))
+        .collect();
     if outputs.len() != wanted.len() {
         return Err(format!("{} outputs, JAX produced {}", outputs.len(), wanted.len()));
     }
     for (i, (g, w)) in outputs.iter().zip(wanted).enumerate() {
-        compare(&format!("out{i}"), g, w)?;
+        compare(&format!("out{i}"), g, &w)?;
     }
     Ok(())
 }
 
-#[test]
-fn every_sample_runs_through_every_reader_and_matches_jax() {
-    let Some(dir) = common::samples_dir() else {
-        eprintln!("skipped: samples not found");
-        return;
-    };
-    let jax = dir.join("jax");
-    let mut programs: Vec<String> = std::fs::read_dir(&jax)
+/// Runs every program with an `.io.npz` in `dir` through every form present; returns (per-form passes, failures).
+fn run_dir(dir: &Path, passed: &mut BTreeMap<&'static str, usize>, failures: &mut Vec<String>) -> usize {
+    let mut programs: Vec<String> = std::fs::read_dir(dir)
         .unwrap()
         .filter_map(|e| e.ok()?.file_name().to_str()?.strip_suffix(".io.npz").map(str::to_string))
         .collect();
     programs.sort();
-    assert!(!programs.is_empty());
-
-    let mut passed: BTreeMap<&str, usize> = BTreeMap::new();
-    let mut failures = Vec::new();
     for p in &programs {
-        let io = npz::load_npz(&jax.join(format!("{p}.io.npz"))).unwrap();
+        let io = npz::load_npz(&dir.join(format!("{p}.io.npz"))).unwrap();
         for (suffix, format) in FORMS {
-            let path = jax.join(format!("{p}.{suffix}"));
+            let path = dir.join(format!("{p}.{suffix}"));
             if !path.exists() {
                 continue;
             }
             match run_one(&path, *format, &io) {
                 Ok(()) => *passed.entry(suffix).or_default() += 1,
-                Err(e) => failures.push(format!("{p}.{suffix}: {e}")),
+                Err(e) => failures.push(format!("{}: {e}", path.display())),
             }
         }
     }
-    println!("programs: {}", programs.len());
-    for (suffix, n) in &passed {
+    programs.len()
+}
+
+fn report(what: &str, n: usize, passed: &BTreeMap<&str, usize>, failures: &[String]) {
+    println!("{what}: {n} programs");
+    for (suffix, n) in passed {
         println!("{suffix:>24}: {n} run and match JAX");
     }
+    assert!(n > 0, "no programs found");
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+}
+
+#[test]
+fn every_shared_sample_runs_through_every_reader_and_matches_jax() {
+    let Some(dir) = common::samples_dir() else {
+        eprintln!("skipped: samples not found");
+        return;
+    };
+    let (mut passed, mut failures) = (BTreeMap::new(), Vec::new());
+    let n = run_dir(&dir.join("jax"), &mut passed, &mut failures);
+    report("shared samples", n, &passed, &failures);
+}
+
+#[test]
+fn every_project_fixture_runs_through_every_reader_and_matches_jax() {
+    let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/programs"));
+    let (mut passed, mut failures) = (BTreeMap::new(), Vec::new());
+    let n = run_dir(dir, &mut passed, &mut failures);
+    report("project fixtures", n, &passed, &failures);
 }
