@@ -163,3 +163,47 @@ fn real_sharding_is_refused_by_name() {
         assert!(err.message.contains("sdy") && err.message.contains("one device"), "{err}");
     }
 }
+
+#[test]
+fn hand_written_ops() {
+    for target in ["v0_9_0", "v1_0_0", "v1_17_0"] {
+        let m = read("hand_ops", target);
+        let main = m.entry_function();
+        let k = kinds(&m);
+        // `if` becomes convert + case with the false branch first.
+        let case_at = main.body.ops.iter().position(|o| o.kind == OpKind::Case).expect("case");
+        let (convert, case) = (&main.body.ops[case_at - 1], &main.body.ops[case_at]);
+        assert_eq!(convert.kind, OpKind::Convert);
+        assert_eq!(convert.operands, vec![main.body.params[0]]);
+        assert_eq!(case.operands, convert.results);
+        assert_eq!(main.value_type(convert.results[0]), &Type::tensor(vec![], ElementType::S32));
+        assert!(case.regions[0].ops.iter().any(|o| o.kind == OpKind::Unary(UnaryOp::Negate)), "false branch first");
+        assert!(case.regions[1].ops.is_empty(), "true branch returns x");
+        assert!(k.contains(&OpKind::Cholesky { lower: true }));
+        assert!(k.contains(&OpKind::TriangularSolve {
+            left_side: true,
+            lower: true,
+            unit_diagonal: false,
+            transpose_a: Transpose::NoTranspose
+        }));
+        let all_reduce = all_ops(&m).into_iter().find(|o| o.kind == OpKind::AllReduce).expect("all_reduce");
+        assert_eq!(all_reduce.regions[0].ops[0].kind, OpKind::Binary(BinaryOp::Add));
+        assert!(k.contains(&OpKind::GetTupleElement { index: 1 }) && k.contains(&OpKind::Tuple));
+        assert!(k.contains(&OpKind::OptimizationBarrier));
+        assert!(k.contains(&OpKind::Map { dimensions: vec![0, 1] }));
+        assert!(k.contains(&OpKind::DynamicUpdateSlice));
+        assert!(k.contains(&OpKind::CreateToken) && k.contains(&OpKind::AfterAll));
+        assert!(k.contains(&OpKind::BatchNormInference { epsilon: 0.001, feature_index: 1 }));
+        let custom = k.iter().find(|k| matches!(k, OpKind::CustomCall { .. })).expect("custom_call");
+        match custom {
+            OpKind::CustomCall { call_target_name, has_side_effect, backend_config, api_version, called_computations } => {
+                assert_eq!(call_target_name, "my_target");
+                assert!(!has_side_effect && called_computations.is_empty());
+                assert_eq!(backend_config, &Some(AttrValue::String("cfg".into())));
+                assert_eq!(*api_version, 1);
+            }
+            _ => unreachable!(),
+        }
+        assert_eq!(main.result_types.last(), Some(&Type::Token));
+    }
+}

@@ -6,6 +6,8 @@ pub mod dialect;
 mod module;
 pub mod op_table;
 mod ops;
+mod region;
+mod sharding;
 
 use crate::bytecode::{self, DialectDecoder};
 use crate::ir::Module;

@@ -31,7 +31,7 @@ pub fn artifacts_in(dir: &Path) -> Vec<(String, String, Vec<u8>)> {
     out
 }
 
-/// The `tensor<…>` types of the `@main` line of a StableHLO text file: (params, results).
+/// The `tensor<…>` and token types of the `@main` line of a StableHLO text file: (params, results).
 pub fn text_signature(text: &str) -> (Vec<String>, Vec<String>) {
     let line = text.lines().find(|l| l.contains("func.func public @main(")).expect("@main line");
     let (params, results) = line.split_once(") -> ").expect("signature arrow");
@@ -41,7 +41,15 @@ pub fn text_signature(text: &str) -> (Vec<String>, Vec<String>) {
 fn tensor_types(s: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut rest = s;
-    while let Some(start) = rest.find("tensor<") {
+    loop {
+        let token = rest.find("!stablehlo.token");
+        let tensor = rest.find("tensor<");
+        if let Some(t) = token.filter(|&t| tensor.map_or(true, |s| t < s)) {
+            out.push("!stablehlo.token".to_string());
+            rest = &rest[t + "!stablehlo.token".len()..];
+            continue;
+        }
+        let Some(start) = tensor else { break };
         // Nested brackets only occur in complex<…> element types.
         let mut depth = 0;
         let mut end = start;
