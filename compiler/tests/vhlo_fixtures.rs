@@ -44,7 +44,7 @@ fn every_fixture_reads_with_the_text_signature() {
 
 #[test]
 fn targets_from_1_5_read_to_the_same_ir_and_match_the_text() {
-    for program in ["elementwise", "shapes", "fft_complex", "rbg"] {
+    for program in ["elementwise", "shapes", "fft_complex", "rbg", "int4"] {
         let mut modules: Vec<Module> = ["v1_5_0", "v1_10_0", "v1_13_7", "v1_17_0"].iter().map(|t| read(program, t)).collect();
         // The serializer drops dead code, which `rbg` has (the unused output state).
         if program != "rbg" {
@@ -205,5 +205,23 @@ fn hand_written_ops() {
             _ => unreachable!(),
         }
         assert_eq!(main.result_types.last(), Some(&Type::Token));
+    }
+}
+
+#[test]
+fn sub_byte_constants_are_widened_one_per_byte() {
+    for target in ["v0_9_0", "v1_13_7"] {
+        let m = read("int4", target);
+        let consts: Vec<(ElementType, bool, Vec<u8>)> = kinds(&m)
+            .into_iter()
+            .filter_map(|k| match k {
+                OpKind::Constant(l) => Some((l.ty.elem, l.splat, l.bytes.to_vec())),
+                _ => None,
+            })
+            .collect();
+        let s4: Vec<u8> = [1i8, -2, 3, -4, 5, -6, 7, -8].iter().map(|&v| v as u8).collect();
+        assert!(consts.contains(&(ElementType::S4, false, s4)), "{target}: {consts:?}");
+        assert!(consts.contains(&(ElementType::U4, false, vec![1, 2, 3, 15, 0, 4, 5, 6])), "{target}: {consts:?}");
+        assert!(consts.iter().any(|(e, _, b)| *e == ElementType::S4 && b == &vec![-3i8 as u8]), "{target}: {consts:?}");
     }
 }

@@ -251,3 +251,16 @@ fn op_counts_match_the_stablehlo_text() {
     }
     assert!(compared >= 12, "only {compared} programs without CHLO");
 }
+
+#[test]
+fn read_program_dispatches_bytecode_to_the_vhlo_reader() {
+    use apu_compiler::program::{read_program, ProgramFormat};
+    let Some(dir) = samples_dir() else { return };
+    let bytes = std::fs::read(dir.join("add.vhlo_v1_13_7.mlirbc")).unwrap();
+    let via_program = read_program(ProgramFormat::parse("mlir").unwrap(), &bytes).unwrap();
+    assert_eq!(via_program, read_vhlo_bytecode(&bytes).unwrap());
+    // Text is not bytecode: it must not reach the bytecode reader.
+    let text = sample_text("add");
+    let err = read_program(ProgramFormat::Mlir, text.as_bytes()).unwrap_err();
+    assert!(!err.message.contains("MLIR bytecode"), "{err}");
+}

@@ -176,7 +176,13 @@ fn check_result_accuracy(c: &OpCtx<'_>) -> Result<()> {
 /// Collectives: apu is a single device, so only a group containing just device 0 (or no groups) is
 /// meaningful; anything else cannot be honoured.
 fn check_single_device_groups(c: &OpCtx<'_>) -> Result<()> {
-    let groups = c.ints("replica_groups")?;
+    let groups = match c.attr("replica_groups")? {
+        a @ Attr::DenseElements { .. } => ints(a)?,
+        // Mesh-axes replica groups (1.16+) only arise from sharded programs.
+        other => {
+            return Err(Error::unimplemented(format!("replica groups given as {}; apu runs on one device", attr_kind(other))))
+        }
+    };
     if groups.len() > 1 || groups.iter().any(|&d| d != 0) {
         return Err(Error::unimplemented(format!(
             "replica groups {groups:?} span several devices; apu runs on one device"
@@ -472,10 +478,7 @@ pub fn map_op(c: &OpCtx<'_>) -> Result<OpKind> {
             check_single_device_groups(c)?;
             OpKind::CollectiveBroadcast
         }
-        "cross-replica-sum" => {
-            check_single_device_groups(c)?;
-            OpKind::AllReduce
-        }
+        "cross-replica-sum" => return Err(Error::unimplemented("legacy cross-replica-sum (JAX emits all_reduce)")),
         "if" => return Err(Error::unimplemented("apu's IR has no 'if' (JAX emits 'case')")),
         "dynamic_broadcast_in_dim" | "dynamic_conv" | "dynamic_gather" | "dynamic_iota" | "dynamic_pad"
         | "dynamic_reshape" | "real_dynamic_slice" | "set_dimension_size" => {
