@@ -3,7 +3,8 @@
 
 use super::convert::value_type;
 use super::module::{inherent_attrs, location, split_version};
-use super::ops::{map_op, OpCtx};
+use super::op_ctx::OpCtx;
+use super::ops::map_op;
 use crate::bytecode::{RawOp, RawRegion, Table};
 use crate::error::{ErrorKind, ResultExt};
 use crate::ir::{ElementType, Op, OpKind, Region, Type, ValueId};
