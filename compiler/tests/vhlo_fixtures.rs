@@ -229,3 +229,25 @@ fn sub_byte_constants_are_widened_one_per_byte() {
         assert!(consts.iter().any(|(e, _, b)| *e == ElementType::S4 && b == &vec![-3i8 as u8]), "{target}: {consts:?}");
     }
 }
+
+#[test]
+fn composite_attributes_are_kept() {
+    for target in ["v1_0_0", "v1_13_7", "v1_17_0"] {
+        let m = read("composite", target);
+        let kind = kinds(&m).into_iter().find(|k| matches!(k, OpKind::Composite { .. })).expect("composite");
+        let OpKind::Composite { name, decomposition, version, attributes } = kind else { unreachable!() };
+        assert_eq!((name.as_str(), decomposition.as_str(), version), ("my.scale", "my.scale", 3), "{target}");
+        let get = |k: &str| attributes.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
+        assert_eq!(get("axis"), Some(AttrValue::Int(1)), "{target}");
+        assert_eq!(get("mode"), Some(AttrValue::String("fast".into())), "{target}");
+        assert_eq!(get("scale"), Some(AttrValue::Float(2.0)), "{target}");
+        match get("flags") {
+            Some(AttrValue::Literal(l)) => {
+                assert_eq!(l.ty, TensorType::new(vec![3], ElementType::S32));
+                assert_eq!(l.to_dense_bytes(), [1i32, 2, 3].iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>());
+            }
+            other => panic!("{target}: flags = {other:?}"),
+        }
+        assert!(m.function("my.scale").is_some_and(|f| !f.public));
+    }
+}
