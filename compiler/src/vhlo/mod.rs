@@ -4,8 +4,11 @@
 mod convert;
 pub mod dialect;
 mod module;
+mod op_ctx;
 pub mod op_table;
 mod ops;
+mod region;
+mod sharding;
 
 use crate::bytecode::{self, DialectDecoder};
 use crate::ir::Module;

@@ -3,10 +3,11 @@
 
 use super::convert::{int_value, ty_name, value_type};
 use super::op_table::properties_of;
-use super::ops::{map_op, OpCtx};
-use crate::bytecode::{attr_loc_text, Attr, Properties, RawOp, RawRegion, Table, Ty};
+use super::region::{build_region, scope_value_types};
+use super::sharding::{check_sdy_mesh, check_value_sharding};
+use crate::bytecode::{attr_loc_text, Attr, Properties, RawOp, Table, Ty};
 use crate::error::ResultExt;
-use crate::ir::{ArgAttrs, Function, Location, Module, Op, OpKind, Region, Type, ValueId};
+use crate::ir::{ArgAttrs, Function, Location, Module, Type};
 use crate::{Error, Result};
 use std::rc::Rc;
 
@@ -20,7 +21,7 @@ pub fn split_version(name: &str) -> Option<(&str, u32)> {
 
 /// The inherent attributes of a VHLO op, by name, from its properties (bytecode ≥ 5) or from its
 /// attribute dictionary (older bytecode).
-fn inherent_attrs(op: &RawOp<'_>, short: &str, table: &mut Table<'_>) -> Result<NamedAttrs> {
+pub fn inherent_attrs(op: &RawOp<'_>, short: &str, table: &mut Table<'_>) -> Result<NamedAttrs> {
     let names = properties_of(short).ok_or_else(|| Error::unimplemented(format!("vhlo.{short}: unknown VHLO op")))?;
     let mut out = Vec::with_capacity(names.len());
     match &op.props {
@@ -33,11 +34,13 @@ fn inherent_attrs(op: &RawOp<'_>, short: &str, table: &mut Table<'_>) -> Result<
                 return Err(r.error(format!("{} unexpected bytes after the properties of vhlo.{short}", r.remaining())));
             }
         }
-        Some(Properties::Attr(_)) => {
-            return Err(Error::invalid(format!("vhlo.{short} is marked as unregistered by the writer")));
-        }
-        None => {
-            let dict = op.attrs.as_deref();
+        // A writer that did not know VHLO stores an unregistered op's inherent attributes as one
+        // dictionary; older bytecode (< 5) keeps them in the attribute dictionary.
+        Some(Properties::Attr(_)) | None => {
+            let dict = match &op.props {
+                Some(Properties::Attr(a)) => Some(&**a),
+                _ => op.attrs.as_deref(),
+            };
             for &name in names {
                 if let Some(a) = dict.and_then(|d| d.dict_get(name)) {
                     out.push((name, a.clone()));
@@ -48,7 +51,7 @@ fn inherent_attrs(op: &RawOp<'_>, short: &str, table: &mut Table<'_>) -> Result<
     Ok(out)
 }
 
-fn location(op: &RawOp<'_>) -> Location {
+pub fn location(op: &RawOp<'_>) -> Location {
     Location { text: attr_loc_text(&op.loc) }
 }
 
@@ -112,77 +115,6 @@ fn module_name(op: &RawOp<'_>, table: &mut Table<'_>) -> Result<String> {
         None => op.attrs.as_deref().and_then(|d| d.dict_get("sym_name")).cloned(),
     };
     Ok(name.and_then(|n| n.as_str().map(str::to_string)).unwrap_or_default())
-}
-
-/// A single-device program may carry an empty Shardy mesh; a real mesh means a sharded program.
-fn check_sdy_mesh(op: &RawOp<'_>, table: &mut Table<'_>) -> Result<()> {
-    let mesh = match &op.props {
-        Some(Properties::Native(r)) => {
-            // Properties of sdy.mesh in name order: mesh, sym_name.
-            let mut r = r.clone();
-            Some(table.read_attr(&mut r)?)
-        }
-        _ => op.attrs.as_deref().and_then(|d| d.dict_get("mesh")).cloned(),
-    };
-    match mesh.as_deref() {
-        Some(Attr::Dialect { dialect: "sdy", name: "mesh", fields }) if is_trivial_mesh(fields) => Ok(()),
-        _ => Err(Error::unimplemented(format!(
-            "sdy.mesh at {}: sharded programs (a device mesh) are not supported; apu runs on one device",
-            attr_loc_text(&op.loc)
-        ))),
-    }
-}
-
-fn is_trivial_mesh(fields: &[Rc<Attr>]) -> bool {
-    let axes_trivial = match fields.first().map(|a| &**a) {
-        Some(Attr::Array(axes)) => axes.iter().all(|ax| match &**ax {
-            Attr::Dialect { name: "mesh_axis", fields, .. } => matches!(fields.get(1).map(|f| &**f), Some(Attr::Int(1))),
-            _ => false,
-        }),
-        _ => false,
-    };
-    let ids_trivial = match fields.get(1).map(|a| &**a) {
-        Some(Attr::Ints(ids)) => ids.iter().all(|&d| d == 0),
-        None => true,
-        _ => false,
-    };
-    axes_trivial && ids_trivial
-}
-
-/// An `sdy.sharding` that leaves every dimension unsharded (what single-device JAX programs carry).
-fn is_trivial_sharding(a: &Attr) -> bool {
-    match a {
-        Attr::Dialect { dialect: "sdy", name: "tensor_sharding", fields } => {
-            let dims_open = match fields.get(1).map(|f| &**f) {
-                Some(Attr::Array(dims)) => dims.iter().all(|d| match &**d {
-                    Attr::Dialect { name: "dimension_sharding", fields, .. } => {
-                        matches!(fields.first().map(|f| &**f), Some(Attr::Array(axes)) if axes.is_empty())
-                    }
-                    _ => false,
-                }),
-                _ => false,
-            };
-            let none_replicated = matches!(fields.get(2).map(|f| &**f), Some(Attr::Array(r)) if r.is_empty());
-            dims_open && none_replicated
-        }
-        _ => false,
-    }
-}
-
-/// Checks the sharding annotations of one argument or result dictionary.
-fn check_value_sharding(dict: &Attr, what: &str) -> Result<()> {
-    if let Some(s) = dict.dict_get("sdy.sharding") {
-        if !is_trivial_sharding(s) {
-            return Err(Error::unimplemented(format!("{what} has a Shardy sharding; apu runs on one device")));
-        }
-    }
-    if let Some(s) = dict.dict_get("mhlo.sharding") {
-        let text = s.as_str().unwrap_or("?");
-        if !matches!(text, "" | "{replicated}" | "{maximal device=0}") {
-            return Err(Error::unimplemented(format!("{what} has sharding {text}; apu runs on one device")));
-        }
-    }
-    Ok(())
 }
 
 fn build_function(op: &RawOp<'_>, table: &mut Table<'_>) -> Result<Function> {
@@ -260,125 +192,3 @@ fn arg_attrs(attr: Option<&Attr>, n: usize) -> Result<Vec<ArgAttrs>> {
     Ok(out)
 }
 
-/// Converts a single-block region; its `vhlo.return_v1` operands become the region's results.
-/// Types of the values of an isolated op's own scope; `first` is the id the first one will get.
-fn scope_value_types(op: &RawOp<'_>, first: usize) -> Result<Vec<Type>> {
-    op.scope_types
-        .iter()
-        .enumerate()
-        .map(|(i, t)| value_type(t).context_with(|| format!("value %{}", first + i)))
-        .collect()
-}
-
-/// Converts a single-block region. `base` maps the ids of the region's value scope into the
-/// function's arena: the writer may number any op whose regions capture nothing (not only
-/// functions) as a separate isolated scope, and apu's IR has one arena per function.
-fn build_region(region: &RawRegion<'_>, values: &mut Vec<Type>, base: u32, table: &mut Table<'_>) -> Result<Region> {
-    let block = match region.blocks.as_slice() {
-        [b] => b,
-        [] => return Ok(Region::default()),
-        _ => return Err(Error::unimplemented(format!("regions with {} blocks", region.blocks.len()))),
-    };
-    let id = |v: u32| ValueId(base + v);
-    let mut out = Region { params: block.args.iter().map(|a| id(a.id)).collect(), ..Default::default() };
-    let Some((last, body)) = block.ops.split_last() else {
-        return Err(Error::invalid("block without a terminator"));
-    };
-    for op in body {
-        out.ops.push(build_op(op, values, base, table)?);
-    }
-    if last.name != "vhlo.return_v1" {
-        return Err(Error::invalid(format!("block ends with '{}' instead of vhlo.return_v1", last.name)));
-    }
-    out.results = last.operands.iter().map(|&v| id(v)).collect();
-    Ok(out)
-}
-
-fn build_op(op: &RawOp<'_>, values: &mut Vec<Type>, base: u32, table: &mut Table<'_>) -> Result<Op> {
-    let id = |v: u32| ValueId(base + v);
-    let loc = location(op);
-    let name = op.name.as_str();
-    let context = || format!("{name} at {loc} (byte {})", op.offset);
-    let short = name.strip_prefix("vhlo.").ok_or_else(|| match name {
-        "sdy.sharding_constraint" | "sdy.manual_computation" | "sdy.reshard" | "builtin.unrealized_conversion_cast" => {
-            Error::unimplemented(format!("{name}: sharded programs are not supported; apu runs on one device"))
-        }
-        _ => Error::unimplemented(format!("{name}: not a VHLO op")),
-    });
-    let short = short.map_err(|e| e.context(context()))?;
-    let (op_base, version) =
-        split_version(short).ok_or_else(|| Error::unimplemented(format!("{name}: unknown VHLO op")).context(context()))?;
-    let kind = (|| {
-        if short == "return_v1" || short == "func_v1" {
-            return Err(Error::invalid(format!("{name} in an op position")));
-        }
-        let attrs = inherent_attrs(op, short, table)?;
-        let operand_types = op
-            .operands
-            .iter()
-            .map(|&v| values.get(id(v).index()).cloned().ok_or_else(|| Error::internal(format!("operand %{v} has no type"))))
-            .collect::<Result<Vec<Type>>>()?;
-        let ctx = OpCtx { base: op_base, version, attrs: &attrs, operand_types: &operand_types };
-        let kind = map_op(&ctx).map_err(|e| match e.kind {
-            crate::error::ErrorKind::Unimplemented => Error::unimplemented(format!("{name}: {}", e.message)),
-            _ => Error::invalid(format!("{name}: {}", e.message)),
-        })?;
-        check_arity(&kind, op)?;
-        Ok(kind)
-    })()
-    .map_err(|e: Error| e.context(context()))?;
-    let mut regions = Vec::with_capacity(op.regions.len());
-    let region_base = if op.isolated {
-        let first = values.len();
-        let nested = scope_value_types(op, first).map_err(|e| e.context(context()))?;
-        values.extend(nested);
-        u32::try_from(first).map_err(|_| Error::invalid("too many values").context(context()))?
-    } else {
-        base
-    };
-    for r in &op.regions {
-        regions.push(build_region(r, values, region_base, table).map_err(|e| e.context(context()))?);
-    }
-    if matches!(kind, OpKind::Composite { .. }) && regions.iter().any(|r| !r.ops.is_empty()) {
-        return Err(Error::unimplemented(format!("{name}: composite with inline regions")).context(context()));
-    }
-    Ok(Op {
-        kind,
-        operands: op.operands.iter().map(|&v| id(v)).collect(),
-        results: op.results.iter().map(|&v| id(v)).collect(),
-        regions,
-        location: loc,
-    })
-}
-
-/// Fixed operand/result counts of the simple op families, checked here so later stages can index
-/// operands without re-checking.
-fn check_arity(kind: &OpKind, op: &RawOp<'_>) -> Result<()> {
-    let expected: Option<(usize, usize)> = match kind {
-        OpKind::Unary(_) | OpKind::Convert | OpKind::BitcastConvert | OpKind::Reshape => Some((1, 1)),
-        OpKind::BroadcastInDim { .. } | OpKind::Transpose { .. } | OpKind::Reverse { .. } | OpKind::Slice { .. } => Some((1, 1)),
-        OpKind::ReducePrecision { .. } | OpKind::GetDimensionSize { .. } => Some((1, 1)),
-        OpKind::Binary(_) | OpKind::Compare { .. } | OpKind::DotGeneral { .. } | OpKind::Convolution { .. } => Some((2, 1)),
-        OpKind::Pad { .. } | OpKind::Gather { .. } => Some((2, 1)),
-        OpKind::Select | OpKind::Clamp => Some((3, 1)),
-        OpKind::Constant(_) | OpKind::Iota { .. } => Some((0, 1)),
-        _ => None,
-    };
-    if let Some((n_in, n_out)) = expected {
-        if op.operands.len() != n_in || op.results.len() != n_out {
-            return Err(Error::invalid(format!(
-                "expected {n_in} operands and {n_out} results, got {} and {}",
-                op.operands.len(),
-                op.results.len()
-            )));
-        }
-    }
-    let even_split = matches!(kind, OpKind::Reduce { .. } | OpKind::ReduceWindow { .. });
-    if even_split && (op.operands.is_empty() || op.operands.len() % 2 != 0) {
-        return Err(Error::invalid(format!("expected inputs and init values in equal numbers, got {} operands", op.operands.len())));
-    }
-    if matches!(kind, OpKind::Scatter { .. }) && (op.operands.len() < 3 || op.operands.len() % 2 != 1) {
-        return Err(Error::invalid(format!("expected N inputs, indices and N updates, got {} operands", op.operands.len())));
-    }
-    Ok(())
-}
