@@ -4,6 +4,7 @@
 //! This crate never sees FFI: the plugin hands it bytes and a format string.
 
 pub mod error;
+pub mod hlo;
 pub mod ir;
 pub mod program;
 pub mod valid;
