@@ -6,6 +6,7 @@
 pub mod error;
 pub mod hlo;
 pub mod ir;
+pub mod options;
 pub mod program;
 pub mod valid;
 

@@ -1,0 +1,1 @@
+//! Wire compatibility of proto/*.proto with the upstream schemas.
