@@ -174,4 +174,46 @@ mod tests {
         bad.executable_build_options.as_mut().unwrap().device_assignment.as_mut().unwrap().replica_count = 3;
         assert!(CompileOptions::decode(&bad.encode_to_vec()).is_err());
     }
+
+    /// The value of `key: value` in a protobuf text dump, at the given indentation.
+    fn text_value<'t>(txt: &'t str, indent: usize, key: &str) -> Option<&'t str> {
+        let prefix = format!("{}{key}: ", " ".repeat(indent));
+        txt.lines().find_map(|l| l.strip_prefix(prefix.as_str()))
+    }
+
+    #[test]
+    fn every_sample_decodes_like_its_text_dump() {
+        let Some(dir) = crate::hlo::tests::samples_dir() else { return };
+        let mut checked = 0;
+        for sub in ["jax", "tensorflow"] {
+            for e in std::fs::read_dir(dir.join(sub)).unwrap().flatten() {
+                let path = e.path();
+                if !path.to_string_lossy().ends_with(".compile_options.pb") {
+                    continue;
+                }
+                let bytes = std::fs::read(&path).unwrap();
+                let txt = std::fs::read_to_string(path.with_extension("txtpb")).unwrap();
+                let o = CompileOptions::decode(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                let name = path.display();
+                assert_eq!((o.num_replicas, o.num_partitions), (1, 1), "{name}");
+                assert_eq!(text_value(&txt, 2, "num_replicas"), Some("1"), "{name}");
+                assert_eq!(text_value(&txt, 2, "num_partitions"), Some("1"), "{name}");
+                let ordinal: i64 = text_value(&txt, 2, "device_ordinal").map_or(0, |v| v.parse().unwrap());
+                assert_eq!(o.device_ordinal, ordinal, "{name}");
+                let layouts = txt.lines().filter(|l| *l == "argument_layouts {").count();
+                assert_eq!(o.argument_layouts.len(), layouts, "{name}");
+                assert_eq!(o.result_layout.is_some(), txt.contains("\n  result_layout {"), "{name}");
+                assert_eq!(o.compile_portable_executable, text_value(&txt, 0, "compile_portable_executable") == Some("true"));
+                assert_eq!(o.proto.profile_version, text_value(&txt, 0, "profile_version").map_or(0, |v| v.parse().unwrap()));
+                match &o.device_assignment {
+                    Some(d) => assert_eq!((d.replica_count, d.computation_count, d.device(0, 0)), (1, 1, Some(0)), "{name}"),
+                    None => assert!(!txt.contains("device_assignment {"), "{name}"),
+                }
+                o.check_layouts().unwrap_or_else(|e| panic!("{name}: {e}"));
+                assert_eq!(o.raw, bytes);
+                checked += 1;
+            }
+        }
+        assert!(checked >= 17, "only {checked} compile options samples");
+    }
 }

@@ -27,7 +27,7 @@ pub mod proto;
 pub mod shape;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 #[cfg(test)]
 mod wire_tests;
 

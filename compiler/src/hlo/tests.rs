@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use std::path::PathBuf;
 
 /// `shared/samples`, searched upward from this crate; `None` (and a notice) when absent.
-pub(super) fn samples_dir() -> Option<PathBuf> {
+pub(crate) fn samples_dir() -> Option<PathBuf> {
     let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let found = here.ancestors().map(|a| a.join("shared/samples")).find(|p| p.is_dir());
     if found.is_none() {
