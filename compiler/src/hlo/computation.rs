@@ -15,7 +15,7 @@ use std::collections::HashMap;
 
 /// Deepest nesting of computations (regions in regions, calls in calls) apu accepts; it bounds
 /// the recursion of the reader on hostile input.
-const MAX_NESTING: usize = 64;
+const MAX_NESTING: usize = 32;
 
 /// What an HLO instruction produced: one IR value, or a (possibly nested) tuple of them.
 #[derive(Clone, Debug)]

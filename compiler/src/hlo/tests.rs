@@ -263,3 +263,165 @@ fn every_op_kind_in_the_samples_is_mapped() {
         assert!(kinds.contains(k), "no {k} in {kinds:?}");
     }
 }
+
+#[test]
+fn read_program_dispatches_hlo_and_hlo_with_config() {
+    use crate::program::{read_program, ProgramFormat};
+    use prost::Message;
+    let Some(dir) = samples_dir() else { return };
+    let bytes = std::fs::read(dir.join("jax/matmul.hlo.pb")).unwrap();
+    let plain = read_program(ProgramFormat::Hlo, &bytes).unwrap();
+    assert_eq!(plain.entry_function().result_types.len(), 1);
+
+    let wrapped = proto::HloModuleProtoWithConfig {
+        hlo_module: Some(proto::HloModuleProto::decode(bytes.as_slice()).unwrap()),
+        config: Some(proto::HloModuleConfigProto { replica_count: 1, num_partitions: 2, ..Default::default() }),
+    };
+    let m = read_program(ProgramFormat::HloWithConfig, &wrapped.encode_to_vec()).unwrap();
+    assert_eq!((m.num_replicas, m.num_partitions), (1, 2));
+    assert_eq!(m.functions, plain.functions);
+    let empty = proto::HloModuleProtoWithConfig::default().encode_to_vec();
+    assert!(read_program(ProgramFormat::HloWithConfig, &empty).is_err());
+}
+
+#[test]
+fn unknown_custom_call_is_unimplemented_and_names_the_target() {
+    use prost::Message;
+    let Some(dir) = samples_dir() else { return };
+    let mut p = proto::HloModuleProto::decode(std::fs::read(dir.join("jax/add.hlo.pb")).unwrap().as_slice()).unwrap();
+    let entry = p.computations.iter_mut().find(|c| c.id == p.entry_computation_id).unwrap();
+    let add = entry.instructions.iter_mut().find(|i| i.opcode == "add").unwrap();
+    add.opcode = "custom-call".into();
+    add.custom_call_target = "lapack_sgetrf_ffi".into();
+    let err = module_from_proto(&p).unwrap_err();
+    assert_eq!(err.kind, crate::error::ErrorKind::Unimplemented);
+    assert!(err.to_string().contains("lapack_sgetrf_ffi"), "{err}");
+
+    add_opcode(&mut p, "frobnicate");
+    let err = module_from_proto(&p).unwrap_err();
+    assert!(err.to_string().contains("\"frobnicate\""), "{err}");
+}
+
+fn add_opcode(p: &mut proto::HloModuleProto, opcode: &str) {
+    let id = p.entry_computation_id;
+    let entry = p.computations.iter_mut().find(|c| c.id == id).unwrap();
+    let inst = entry.instructions.iter_mut().find(|i| i.opcode == "custom-call").unwrap();
+    inst.opcode = opcode.into();
+}
+
+#[test]
+fn self_calling_computation_is_rejected() {
+    use prost::Message;
+    let Some(dir) = samples_dir() else { return };
+    let mut p = proto::HloModuleProto::decode(std::fs::read(dir.join("jax/add.hlo.pb")).unwrap().as_slice()).unwrap();
+    let id = p.entry_computation_id;
+    let entry = p.computations.iter_mut().find(|c| c.id == id).unwrap();
+    let add = entry.instructions.iter_mut().find(|i| i.opcode == "add").unwrap();
+    add.opcode = "call".into();
+    add.called_computation_ids = vec![id];
+    let err = module_from_proto(&p).unwrap_err();
+    assert!(err.to_string().contains("calls itself"), "{err}");
+}
+
+/// Truncations and bit flips of every sample: the reader returns (Ok or) an error, never panics.
+#[test]
+fn corrupt_samples_never_panic() {
+    let Some(dir) = samples_dir() else { return };
+    let mut tried = 0usize;
+    for pb in hlo_samples(&dir) {
+        let bytes = std::fs::read(&pb).unwrap();
+        // Every prefix of small files, a spread of prefixes of large ones.
+        let step = (bytes.len() / 500).max(1);
+        for len in (0..bytes.len()).step_by(step) {
+            let _ = read_hlo_module_proto(&bytes[..len]);
+            tried += 1;
+        }
+        // Flip each of a few bits in a spread of bytes.
+        let step = (bytes.len() / 250).max(1);
+        let mut corrupt = bytes.clone();
+        for at in (0..bytes.len()).step_by(step) {
+            for bit in [0x01u8, 0x04, 0x40, 0x80] {
+                corrupt[at] ^= bit;
+                let _ = read_hlo_module_proto(&corrupt);
+                corrupt[at] ^= bit;
+                tried += 1;
+            }
+        }
+        // The matching compile options.
+        let options = pb.with_extension("").with_extension("compile_options.pb");
+        if let Ok(bytes) = std::fs::read(options) {
+            let step = (bytes.len() / 200).max(1);
+            for len in (0..bytes.len()).step_by(step) {
+                let _ = crate::options::CompileOptions::decode(&bytes[..len]);
+            }
+            let mut corrupt = bytes.clone();
+            for at in (0..bytes.len()).step_by(step) {
+                corrupt[at] ^= 0x81;
+                let _ = crate::options::CompileOptions::decode(&corrupt);
+                corrupt[at] ^= 0x81;
+            }
+        }
+    }
+    assert!(tried > 10_000, "only {tried} corruptions tried");
+}
+
+/// A chain of computations each calling the next is cut off at the nesting bound with an error.
+#[test]
+fn deep_call_chains_are_bounded() {
+    use proto::{HloComputationProto, HloInstructionProto, PrimitiveType, ShapeProto};
+    let scalar = ShapeProto { element_type: PrimitiveType::F32 as i32, ..Default::default() };
+    let n = 200;
+    let computations: Vec<HloComputationProto> = (0..n)
+        .map(|c| {
+            let param = HloInstructionProto {
+                name: format!("p{c}"),
+                opcode: "parameter".into(),
+                shape: Some(scalar.clone()),
+                id: 1,
+                ..Default::default()
+            };
+            let mut instructions = vec![param];
+            if c + 1 < n {
+                instructions.push(HloInstructionProto {
+                    name: format!("call{c}"),
+                    opcode: "call".into(),
+                    shape: Some(scalar.clone()),
+                    id: 2,
+                    operand_ids: vec![1],
+                    called_computation_ids: vec![c + 1],
+                    ..Default::default()
+                });
+            }
+            let root_id = instructions.last().unwrap().id;
+            HloComputationProto { name: format!("c{c}"), id: c, root_id, instructions, ..Default::default() }
+        })
+        .collect();
+    let p = proto::HloModuleProto { name: "deep".into(), entry_computation_name: "c0".into(), computations, ..Default::default() };
+    let err = module_from_proto(&p).unwrap_err();
+    assert!(err.to_string().contains("nested deeper than"), "{err}");
+
+    // A short chain reads: one function per computation.
+    let mut short = p.clone();
+    short.computations.truncate(5);
+    short.computations[4].instructions.truncate(1);
+    short.computations[4].root_id = 1;
+    assert_eq!(module_from_proto(&short).unwrap().functions.len(), 5);
+}
+
+#[test]
+fn input_output_alias_marks_the_flattened_parameter() {
+    use prost::Message;
+    use proto::hlo_input_output_alias_proto::AliasEntryProto;
+    let Some(dir) = samples_dir() else { return };
+    // while_loop: parameters (f32[3], s32[]), results (s32[], f32[3]).
+    let mut p = proto::HloModuleProto::decode(std::fs::read(dir.join("jax/while_loop.hlo.pb")).unwrap().as_slice()).unwrap();
+    p.input_output_alias = Some(proto::HloInputOutputAliasProto {
+        entries: vec![AliasEntryProto { output_shape_index: vec![1], parameter_number: 0, ..Default::default() }],
+    });
+    let m = module_from_proto(&p).unwrap();
+    let attrs: Vec<Option<u32>> = m.entry_function().arg_attrs.iter().map(|a| a.aliasing_output).collect();
+    assert_eq!(attrs, [Some(1), None]);
+
+    p.input_output_alias.as_mut().unwrap().entries[0].output_shape_index = vec![7];
+    assert!(module_from_proto(&p).is_err(), "an alias to a missing output is rejected");
+}
