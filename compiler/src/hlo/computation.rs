@@ -162,7 +162,7 @@ impl<'p> ModuleReader<'p> {
         Ok(f)
     }
 
-    fn unique_name(&self, base: &str) -> String {
+    pub fn unique_name(&self, base: &str) -> String {
         let taken = |n: &str| self.functions.iter().any(|f| f.name == n);
         if !taken(base) {
             return base.to_string();

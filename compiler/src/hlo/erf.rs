@@ -46,11 +46,14 @@ impl<'p> ModuleReader<'p> {
     /// The name of the decomposition function for `ty`, made on first use.
     fn erf_function(&mut self, ty: &TensorType) -> String {
         let dims: Vec<String> = ty.shape.iter().map(|d| d.to_string()).collect();
-        let name = format!("apu.erf.impl.{}x{}", dims.join("x"), ty.elem);
-        if !self.helpers.contains_key(&name) {
-            self.functions.push(erf_decomposition(&name, ty));
-            self.helpers.insert(name.clone(), self.functions.len() - 1);
+        let key = format!("apu.erf.impl.{}x{}", dims.join("x"), ty.elem);
+        if let Some(&i) = self.helpers.get(&key) {
+            return self.functions[i].name.clone();
         }
+        // A computation may (improbably) already use the name.
+        let name = self.unique_name(&key);
+        self.functions.push(erf_decomposition(&name, ty));
+        self.helpers.insert(key, self.functions.len() - 1);
         name
     }
 }
@@ -115,5 +118,47 @@ impl Builder {
             acc = self.op(OpKind::Binary(BinaryOp::Add), vec![m, c], ty);
         }
         acc
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    /// Evaluates the scalar f32 decomposition with a tiny interpreter of the ops it uses.
+    fn run(f: &Function, x: f32) -> f32 {
+        let mut env: HashMap<ValueId, f32> = HashMap::new();
+        env.insert(f.body.params[0], x);
+        for op in &f.body.ops {
+            let a = |i: usize| env[&op.operands[i]];
+            let v = match &op.kind {
+                OpKind::Constant(l) => f32::from_le_bytes(l.bytes[..4].try_into().unwrap()),
+                OpKind::Clamp => a(1).max(a(0)).min(a(2)),
+                OpKind::Binary(BinaryOp::Multiply) => a(0) * a(1),
+                OpKind::Binary(BinaryOp::Add) => a(0) + a(1),
+                OpKind::Binary(BinaryOp::Divide) => a(0) / a(1),
+                other => panic!("unexpected op {}", other.name()),
+            };
+            env.insert(op.results[0], v);
+        }
+        env[&f.body.results[0]]
+    }
+
+    #[test]
+    fn decomposition_matches_erf() {
+        let f = erf_decomposition("erf", &TensorType::scalar(ElementType::F32));
+        for (x, want) in [(0.0f32, 0.0f32), (0.5, 0.520_499_9), (1.0, 0.842_700_8), (-2.0, -0.995_322_3), (6.0, 1.0)] {
+            let got = run(&f, x);
+            assert!((got - want).abs() < 2e-6, "erf({x}) = {got}, expected {want}");
+        }
+    }
+
+    #[test]
+    fn narrow_floats_compute_in_f32() {
+        let f = erf_decomposition("erf", &TensorType::new(vec![2], ElementType::BF16));
+        assert_eq!(f.body.ops.first().map(|o| o.kind.name()), Some("convert"));
+        assert_eq!(f.body.ops.last().map(|o| o.kind.name()), Some("convert"));
+        assert_eq!(f.result_types, vec![Type::tensor(vec![2], ElementType::BF16)]);
     }
 }

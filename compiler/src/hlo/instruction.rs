@@ -159,11 +159,13 @@ impl<'p> ModuleReader<'p> {
             }
             "cholesky" => simple(OpKind::Cholesky { lower: inst.cholesky_options.as_ref().is_some_and(|o| o.lower) }, f, ops),
             "triangular-solve" => {
-                let o = inst.triangular_solve_options.clone().unwrap_or_default();
-                let transpose_a = match o.transpose_a {
-                    2 => Transpose::Transpose,
-                    3 => Transpose::Adjoint,
-                    _ => Transpose::NoTranspose,
+                use super::proto::triangular_solve_options::Transpose as T;
+                let o = inst.triangular_solve_options.unwrap_or_default();
+                let transpose_a = match T::try_from(o.transpose_a) {
+                    Ok(T::Transpose) => Transpose::Transpose,
+                    Ok(T::Adjoint) => Transpose::Adjoint,
+                    Ok(T::NoTranspose) => Transpose::NoTranspose,
+                    _ => return Err(Error::invalid(format!("triangular-solve with transpose_a {}", o.transpose_a))),
                 };
                 let kind = OpKind::TriangularSolve {
                     left_side: o.left_side,
@@ -212,7 +214,21 @@ impl<'p> ModuleReader<'p> {
                 Ok(emit(f, ops, OpKind::AllReduce, values, &ty, vec![region], &loc))
             }
             "all-gather" => simple(OpKind::AllGather { all_gather_dim: attrs::one_dimension(inst)? }, f, ops),
+            "reduce-scatter" => {
+                let region = self.region_for(f, called(0)?)?;
+                let kind = OpKind::ReduceScatter { scatter_dimension: attrs::one_dimension(inst)? };
+                Ok(emit(f, ops, kind, values, &ty, vec![region], &loc))
+            }
+            "all-to-all" => {
+                // The array form splits and concatenates along the one dimension it names, into
+                // as many pieces as a replica group has members (one when no groups are given).
+                let dimension = attrs::one_dimension(inst)?;
+                let split_count = inst.replica_groups.first().map_or(1, |g| g.replica_ids.len().max(1)) as i64;
+                let kind = OpKind::AllToAll { split_dimension: dimension, concat_dimension: dimension, split_count };
+                simple(kind, f, ops)
+            }
             "collective-permute" => simple(OpKind::CollectivePermute, f, ops),
+            "collective-broadcast" => simple(OpKind::CollectiveBroadcast, f, ops),
 
             other => Err(Error::unimplemented(format!("HLO opcode {other:?} is not supported by apu"))),
         }
