@@ -7,7 +7,7 @@
 //! only tensors and tokens; tuple-shaped entry parameters become one parameter per leaf, and a
 //! tuple-shaped entry result becomes one result per leaf (PJRT hands results back untupled).
 
-use super::proto::{HloComputationProto, HloInstructionProto, ShapeProto};
+use super::proto::{HloComputationProto, HloInstructionProto, ShapeProto, StackFrameIndexProto};
 use super::shape;
 use crate::ir::{Function, Location, Op, OpKind, Region, Type, ValueId};
 use crate::{Error, Result};
@@ -88,10 +88,12 @@ pub(super) struct ModuleReader<'p> {
     pub helpers: HashMap<String, usize>,
     /// Computations being translated, innermost last (bounds nesting, detects cycles).
     active: Vec<i64>,
+    /// The module's source positions, for locations.
+    frames: Option<&'p StackFrameIndexProto>,
 }
 
 impl<'p> ModuleReader<'p> {
-    pub fn new(computations: &'p [HloComputationProto]) -> Result<Self> {
+    pub fn new(computations: &'p [HloComputationProto], frames: Option<&'p StackFrameIndexProto>) -> Result<Self> {
         let mut by_id = HashMap::new();
         for c in computations {
             if by_id.insert(c.id, c).is_some() {
@@ -104,11 +106,16 @@ impl<'p> ModuleReader<'p> {
             function_of: HashMap::new(),
             helpers: HashMap::new(),
             active: Vec::new(),
+            frames,
         })
     }
 
     pub fn computation(&self, id: i64) -> Result<&'p HloComputationProto> {
         self.computations.get(&id).copied().ok_or_else(|| Error::invalid(format!("no computation has id {id}")))
+    }
+
+    pub fn frames(&self) -> Option<&'p StackFrameIndexProto> {
+        self.frames
     }
 
     fn enter(&mut self, id: i64) -> Result<()> {
@@ -294,9 +301,9 @@ fn instruction_context(inst: &HloInstructionProto) -> String {
     format!("{} = {}", inst.name, inst.opcode)
 }
 
-/// The source location of an instruction for messages: JAX's op name and source position when
-/// present, and always the HLO instruction name.
-pub(super) fn location_of(inst: &HloInstructionProto) -> Location {
+/// The source location of an instruction for messages: JAX's op name, the source position
+/// (from the metadata, else from the module's stack frame index), and always the HLO name.
+pub(super) fn location_of(inst: &HloInstructionProto, frames: Option<&StackFrameIndexProto>) -> Location {
     let mut text = String::new();
     if let Some(m) = &inst.metadata {
         if !m.op_name.is_empty() {
@@ -305,8 +312,19 @@ pub(super) fn location_of(inst: &HloInstructionProto) -> Location {
         }
         if !m.source_file.is_empty() {
             text.push_str(&format!("{}:{} ", m.source_file, m.source_line));
+        } else if let Some((file, line, column)) = frames.and_then(|f| frame_position(f, m.stack_frame_id)) {
+            text.push_str(&format!("{file}:{line}:{column} "));
         }
     }
     text.push_str(&format!("(hlo {})", inst.name));
     Location { text }
+}
+
+/// File, line and column of the innermost frame `id` (1-based; 0 or out of range → none).
+fn frame_position(frames: &StackFrameIndexProto, id: i32) -> Option<(&str, i32, i32)> {
+    let at = |i: i32| usize::try_from(i).ok()?.checked_sub(1);
+    let frame = frames.stack_frames.get(at(id)?)?;
+    let loc = frames.file_locations.get(at(frame.file_location_id)?)?;
+    let file = frames.file_names.get(at(loc.file_name_id)?)?;
+    Some((file.as_str(), loc.line, loc.column))
 }

@@ -22,7 +22,7 @@ impl<'p> ModuleReader<'p> {
         ops: &mut Vec<Op>,
     ) -> Result<Mapped> {
         let ty = shape::to_type(super::computation::instruction_shape(inst)?)?;
-        let loc = location_of(inst);
+        let loc = location_of(inst, self.frames());
         let opcode = inst.opcode.as_str();
         let values = leaves_of(operands);
         let called = |i: usize| -> Result<i64> {

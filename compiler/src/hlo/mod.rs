@@ -69,7 +69,7 @@ fn count(value: i64, what: &str) -> Result<u32> {
 /// Converts a decoded module.
 pub fn module_from_proto(proto: &HloModuleProto) -> Result<Module> {
     let entry_comp = entry_computation(proto)?;
-    let mut reader = ModuleReader::new(&proto.computations)?;
+    let mut reader = ModuleReader::new(&proto.computations, proto.stack_frame_index.as_ref())?;
     let entry = reader.function_for(entry_comp.id, true).map_err(|e| e.context(format!("HLO module {}", proto.name)))?;
     let mut functions = reader.functions;
     apply_aliasing(proto, &mut functions[entry])?;

@@ -425,3 +425,12 @@ fn input_output_alias_marks_the_flattened_parameter() {
     p.input_output_alias.as_mut().unwrap().entries[0].output_shape_index = vec![7];
     assert!(module_from_proto(&p).is_err(), "an alias to a missing output is rejected");
 }
+
+#[test]
+fn locations_name_the_jax_op_and_source_line() {
+    let Some(m) = read_sample("jax", "add") else { return };
+    let add = &m.entry_function().body.ops[0];
+    let text = &add.location.text;
+    assert!(text.starts_with("jit(add)/add regenerate.py:"), "{text}");
+    assert!(text.ends_with("(hlo add.1)"), "{text}");
+}
