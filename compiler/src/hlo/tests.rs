@@ -434,3 +434,101 @@ fn locations_name_the_jax_op_and_source_line() {
     assert!(text.starts_with("jit(add)/add regenerate.py:"), "{text}");
     assert!(text.ends_with("(hlo add.1)"), "{text}");
 }
+
+/// The first op of `kind` anywhere in the module.
+fn find_op<'m>(m: &'m Module, kind: &str) -> &'m Op {
+    m.functions
+        .iter()
+        .flat_map(|f| {
+            let mut v = Vec::new();
+            all_ops(&f.body, &mut v);
+            v
+        })
+        .find(|o| o.kind.name() == kind)
+        .unwrap_or_else(|| panic!("no {kind} op"))
+}
+
+#[test]
+fn attributes_match_the_hlo_text() {
+    use crate::ir::{ConvDims, DotDims, GatherDims, ScatterDims};
+    let Some(conv) = read_sample("jax", "conv2d_nhwc") else { return };
+    // window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+    let OpKind::Convolution { window_strides, padding, lhs_dilation, rhs_dilation, dims, feature_group_count, batch_group_count, .. } =
+        &find_op(&conv, "convolution").kind
+    else {
+        unreachable!()
+    };
+    assert_eq!((window_strides.as_slice(), padding.as_slice()), (&[1, 1][..], &[(1, 1), (1, 1)][..]));
+    assert_eq!((lhs_dilation.as_slice(), rhs_dilation.as_slice()), (&[1, 1][..], &[1, 1][..]));
+    assert_eq!((*feature_group_count, *batch_group_count), (1, 1));
+    let want = ConvDims {
+        input_batch: 0,
+        input_feature: 3,
+        input_spatial: vec![1, 2],
+        kernel_input_feature: 2,
+        kernel_output_feature: 3,
+        kernel_spatial: vec![0, 1],
+        output_batch: 0,
+        output_feature: 3,
+        output_spatial: vec![1, 2],
+    };
+    assert_eq!(dims, &want);
+
+    let m = read_sample("jax", "gather").unwrap();
+    let OpKind::Gather { dims, slice_sizes, .. } = &find_op(&m, "gather").kind else { unreachable!() };
+    let want = GatherDims {
+        offset_dims: vec![1],
+        collapsed_slice_dims: vec![0],
+        start_index_map: vec![0],
+        index_vector_dim: 1,
+        ..Default::default()
+    };
+    assert_eq!((dims, slice_sizes.as_slice()), (&want, &[1, 5][..]));
+
+    let m = read_sample("jax", "scatter_add").unwrap();
+    let scatter = find_op(&m, "scatter");
+    let OpKind::Scatter { dims, .. } = &scatter.kind else { unreachable!() };
+    let want = ScatterDims {
+        update_window_dims: vec![1],
+        inserted_window_dims: vec![0],
+        scatter_dims_to_operand_dims: vec![0],
+        index_vector_dim: 1,
+        ..Default::default()
+    };
+    assert_eq!(dims, &want);
+    assert_eq!((scatter.operands.len(), scatter.regions[0].params.len()), (3, 2));
+
+    let m = read_sample("jax", "sort").unwrap();
+    let two = m
+        .functions
+        .iter()
+        .flat_map(ops_of)
+        .find(|o| matches!(o.kind, OpKind::Sort { dimension: 1, is_stable: true }) && o.operands.len() == 2)
+        .expect("two-operand sort");
+    assert_eq!((two.results.len(), two.regions[0].params.len()), (2, 4));
+
+    let m = read_sample("jax", "matmul").unwrap();
+    let OpKind::DotGeneral { dims, .. } = &find_op(&m, "dot_general").kind else { unreachable!() };
+    assert_eq!(dims, &DotDims { lhs_contracting: vec![1], rhs_contracting: vec![0], ..Default::default() });
+}
+
+#[test]
+fn pred_conditional_swaps_branches() {
+    use prost::Message;
+    let Some(dir) = samples_dir() else { return };
+    // cond: conditional(convert(p), x, x) with branches {cos, sin}. Feed the pred directly: then
+    // computation 0 is the true branch (cos) and must become case index 1.
+    let mut p = proto::HloModuleProto::decode(std::fs::read(dir.join("jax/cond.hlo.pb")).unwrap().as_slice()).unwrap();
+    let id = p.entry_computation_id;
+    let entry = p.computations.iter_mut().find(|c| c.id == id).unwrap();
+    let pred_id = entry.instructions.iter().find(|i| i.opcode == "parameter" && i.parameter_number == 0).unwrap().id;
+    let cond = entry.instructions.iter_mut().find(|i| i.opcode == "conditional").unwrap();
+    cond.operand_ids[0] = pred_id;
+    let m = module_from_proto(&p).unwrap();
+    let case = find_op(&m, "case");
+    assert_eq!(case.regions[0].ops[0].kind.name(), "sine");
+    assert_eq!(case.regions[1].ops[0].kind.name(), "cosine");
+    let entry = m.entry_function();
+    let index_ty = entry.value_type(case.operands[0]).as_tensor().unwrap();
+    assert_eq!(index_ty.elem, ElementType::S32);
+}
