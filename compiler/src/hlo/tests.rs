@@ -532,3 +532,172 @@ fn pred_conditional_swaps_branches() {
     let index_ty = entry.value_type(case.operands[0]).as_tensor().unwrap();
     assert_eq!(index_ty.elem, ElementType::S32);
 }
+
+mod synthetic {
+    //! Hand-built modules for opcodes the samples do not contain.
+    use super::super::*;
+    use super::{check_dominance, find_op};
+    use crate::ir::{OpKind, RngAlgorithm};
+    use proto::{HloComputationProto, HloInstructionProto, LiteralProto, PrimitiveType, ShapeProto};
+
+    fn array(elem: PrimitiveType, dims: &[i64]) -> ShapeProto {
+        ShapeProto { element_type: elem as i32, dimensions: dims.to_vec(), ..Default::default() }
+    }
+    fn tuple(parts: Vec<ShapeProto>) -> ShapeProto {
+        ShapeProto { element_type: PrimitiveType::Tuple as i32, tuple_shapes: parts, ..Default::default() }
+    }
+    fn inst(id: i64, opcode: &str, shape: ShapeProto, operands: &[i64]) -> HloInstructionProto {
+        HloInstructionProto {
+            name: format!("{opcode}.{id}"),
+            opcode: opcode.into(),
+            shape: Some(shape),
+            id,
+            operand_ids: operands.to_vec(),
+            ..Default::default()
+        }
+    }
+    fn comp(id: i64, name: &str, instructions: Vec<HloInstructionProto>) -> HloComputationProto {
+        let root_id = instructions.last().unwrap().id;
+        HloComputationProto { name: name.into(), id, root_id, instructions, ..Default::default() }
+    }
+    fn module(entry: i64, computations: Vec<HloComputationProto>) -> proto::HloModuleProto {
+        proto::HloModuleProto { name: "synthetic".into(), entry_computation_id: entry, computations, ..Default::default() }
+    }
+
+    #[test]
+    fn movement_ops_fusion_and_tuple_constants() {
+        use PrimitiveType::{F32, S32, U32, U64};
+        let f4 = array(F32, &[4]);
+        // Fused computation: negate its parameter.
+        let fused = comp(2, "fused", vec![inst(1, "parameter", f4.clone(), &[]), inst(2, "negate", f4.clone(), &[1])]);
+        let mut pad = inst(3, "pad", array(F32, &[7]), &[1, 2]);
+        pad.padding_config = Some(proto::PaddingConfig {
+            dimensions: vec![proto::padding_config::PaddingConfigDimension {
+                edge_padding_low: 1,
+                edge_padding_high: 0,
+                interior_padding: 1,
+            }],
+        });
+        let mut rev = inst(4, "reverse", array(F32, &[7]), &[3]);
+        rev.dimensions = vec![0];
+        let mut iota = inst(5, "iota", array(S32, &[4]), &[]);
+        iota.dimensions = vec![0];
+        let mut slice = inst(6, "slice", array(F32, &[2]), &[4]);
+        slice.slice_dimensions = vec![proto::hlo_instruction_proto::SliceDimensions { start: 1, limit: 5, stride: 2 }];
+        let mut fusion = inst(7, "fusion", f4.clone(), &[1]);
+        fusion.called_computation_ids = vec![2];
+        let mut zero = inst(2, "constant", array(F32, &[]), &[]);
+        zero.literal = Some(LiteralProto { f32s: vec![0.0], ..Default::default() });
+        let mut pair = inst(8, "constant", tuple(vec![array(S32, &[]), array(U32, &[2])]), &[]);
+        pair.literal = Some(LiteralProto {
+            tuple_literals: vec![
+                LiteralProto { s32s: vec![7], ..Default::default() },
+                LiteralProto { u32s: vec![1, 2], ..Default::default() },
+            ],
+            ..Default::default()
+        });
+        let state = array(U64, &[2]);
+        let mut rng = inst(9, "rng-bit-generator", tuple(vec![state.clone(), array(U32, &[4])]), &[10]);
+        rng.rng_algorithm = proto::RandomAlgorithm::RngPhilox as i32;
+        let mut key = inst(10, "parameter", state, &[]);
+        key.parameter_number = 1;
+        let gte = |id, index, shape, of| {
+            let mut i = inst(id, "get-tuple-element", shape, &[of]);
+            i.tuple_index = index;
+            i
+        };
+        let root = inst(
+            20,
+            "tuple",
+            tuple(vec![array(F32, &[2]), array(S32, &[4]), f4.clone(), array(U32, &[2]), array(U32, &[4])]),
+            &[6, 5, 7, 12, 11],
+        );
+        let entry = comp(
+            1,
+            "entry",
+            vec![
+                inst(1, "parameter", f4, &[]),
+                zero,
+                key,
+                pad,
+                rev,
+                iota,
+                slice,
+                fusion,
+                pair,
+                rng,
+                gte(11, 1, array(U32, &[4]), 9),
+                gte(12, 1, array(U32, &[2]), 8),
+                root,
+            ],
+        );
+        let m = module_from_proto(&module(1, vec![entry, fused])).unwrap();
+        assert_eq!(m.functions.len(), 1, "the fusion is inlined, not a function");
+        let f = m.entry_function();
+        check_dominance(f).unwrap();
+        assert_eq!(f.body.params.len(), 2);
+        assert_eq!(f.result_types.len(), 5);
+        let OpKind::Pad { edge_padding_low, interior_padding, .. } = &find_op(&m, "pad").kind else { unreachable!() };
+        assert_eq!((edge_padding_low.as_slice(), interior_padding.as_slice()), (&[1][..], &[1][..]));
+        let OpKind::Slice { start_indices, limit_indices, strides } = &find_op(&m, "slice").kind else { unreachable!() };
+        assert_eq!((start_indices[0], limit_indices[0], strides[0]), (1, 5, 2));
+        assert!(matches!(find_op(&m, "iota").kind, OpKind::Iota { dimension: 0 }));
+        assert!(matches!(find_op(&m, "reverse").kind, OpKind::Reverse { .. }));
+        let rng = find_op(&m, "rng_bit_generator");
+        assert!(matches!(rng.kind, OpKind::RngBitGenerator { algorithm: RngAlgorithm::Philox }));
+        assert_eq!(rng.results.len(), 2);
+        // Result 3 is element 1 of the tuple constant, result 4 the generator's output.
+        assert_eq!(f.body.results[4], rng.results[1]);
+        let OpKind::Constant(lit) = &f.body.ops.iter().find(|o| o.results[0] == f.body.results[3]).unwrap().kind else {
+            panic!("result 3 is a constant")
+        };
+        assert_eq!(&*lit.bytes, &[1, 0, 0, 0, 2, 0, 0, 0]);
+        // The fused negate applies to parameter 0.
+        let neg = find_op(&m, "negate");
+        assert_eq!((neg.operands[0], neg.results[0]), (f.body.params[0], f.body.results[2]));
+    }
+
+    #[test]
+    fn select_and_scatter_map_and_reduce_window_regions() {
+        use PrimitiveType::{Pred, F32};
+        let s = array(F32, &[]);
+        let ge = {
+            let mut c = inst(3, "compare", array(Pred, &[]), &[1, 2]);
+            c.comparison_direction = "GE".into();
+            c
+        };
+        let mut p1 = inst(2, "parameter", s.clone(), &[]);
+        p1.parameter_number = 1;
+        let select = comp(2, "select", vec![inst(1, "parameter", s.clone(), &[]), p1.clone(), ge]);
+        let add = comp(3, "add", vec![inst(1, "parameter", s.clone(), &[]), p1, inst(3, "add", s.clone(), &[1, 2])]);
+        let window = proto::Window {
+            dimensions: vec![proto::WindowDimension { size: 2, stride: 2, ..Default::default() }],
+        };
+        let mut sas = inst(4, "select-and-scatter", array(F32, &[4]), &[1, 2, 3]);
+        sas.window = Some(window.clone());
+        sas.called_computation_ids = vec![2, 3];
+        let mut map = inst(5, "map", array(F32, &[4]), &[4, 1]);
+        map.called_computation_ids = vec![3];
+        let mut rw = inst(6, "reduce-window", array(F32, &[2]), &[5, 3]);
+        rw.window = Some(window);
+        rw.called_computation_ids = vec![3];
+        let mut src = inst(2, "parameter", array(F32, &[2]), &[]);
+        src.parameter_number = 1;
+        let mut init = inst(3, "parameter", s, &[]);
+        init.parameter_number = 2;
+        let entry = comp(1, "entry", vec![inst(1, "parameter", array(F32, &[4]), &[]), src, init, sas, map, rw]);
+        let m = module_from_proto(&module(1, vec![entry, select, add])).unwrap();
+        check_dominance(m.entry_function()).unwrap();
+        let sas = find_op(&m, "select_and_scatter");
+        assert_eq!(sas.regions.len(), 2);
+        assert_eq!(sas.regions[0].ops[0].kind.name(), "compare");
+        assert_eq!(sas.regions[1].ops[0].kind.name(), "add");
+        let OpKind::SelectAndScatter { window_dimensions, window_strides, padding } = &sas.kind else { unreachable!() };
+        assert_eq!((window_dimensions[0], window_strides[0], padding[0]), (2, 2, (0, 0)));
+        assert!(matches!(&find_op(&m, "map").kind, OpKind::Map { dimensions } if dimensions == &[0]));
+        let OpKind::ReduceWindow { base_dilations, window_dilations, .. } = &find_op(&m, "reduce_window").kind else {
+            unreachable!()
+        };
+        assert_eq!((base_dilations[0], window_dilations[0]), (1, 1), "0 in the proto means 1");
+    }
+}
