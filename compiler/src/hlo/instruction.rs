@@ -74,7 +74,7 @@ impl<'p> ModuleReader<'p> {
                 f,
                 ops,
             ),
-            "erf" => self.erf(f, ops, &values, &ty, &loc),
+            op if super::expand::EXPANDED_OPCODES.contains(&op) => self.expanded(f, ops, op, &values, &ty, &loc),
 
             // Producers.
             "iota" => simple(OpKind::Iota { dimension: attrs::one_dimension(inst)? }, f, ops),

@@ -20,7 +20,7 @@
 
 mod attrs;
 mod computation;
-mod erf;
+mod expand;
 mod instruction;
 mod literal;
 pub mod proto;
