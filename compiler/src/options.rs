@@ -97,7 +97,7 @@ impl CompileOptions {
 }
 
 /// A replica or partition count; 0 (unset) means 1.
-fn count(value: i64, what: &str) -> Result<u32> {
+pub(crate) fn count(value: i64, what: &str) -> Result<u32> {
     match value {
         0 => Ok(1),
         v if v > 0 => u32::try_from(v).map_err(|_| Error::invalid(format!("{what} {v} is too large"))),

@@ -236,10 +236,10 @@ impl<'p> ModuleReader<'p> {
                     })
                 })
                 .collect::<Result<Vec<_>>>()
-                .map_err(|e| e.context(instruction_context(inst)))?;
+                .map_err(|e| e.context(instruction_context(inst, self.frames)))?;
             let m = self
                 .instruction(f, inst, &operands, params, ops)
-                .map_err(|e| e.context(instruction_context(inst)))?;
+                .map_err(|e| e.context(instruction_context(inst, self.frames)))?;
             mapped[i] = Some(m);
         }
         let root = index
@@ -297,8 +297,13 @@ pub(super) fn instruction_shape(inst: &HloInstructionProto) -> Result<&ShapeProt
     inst.shape.as_ref().ok_or_else(|| Error::invalid(format!("instruction {} has no shape", inst.name)))
 }
 
-fn instruction_context(inst: &HloInstructionProto) -> String {
-    format!("{} = {}", inst.name, inst.opcode)
+/// `name = opcode` plus the user's op name and source position when known.
+fn instruction_context(inst: &HloInstructionProto, frames: Option<&StackFrameIndexProto>) -> String {
+    let loc = location_of(inst, frames).text;
+    match loc.strip_suffix(&format!("(hlo {})", inst.name)) {
+        Some(prefix) if !prefix.is_empty() => format!("{} = {} at {}", inst.name, inst.opcode, prefix.trim_end()),
+        _ => format!("{} = {}", inst.name, inst.opcode),
+    }
 }
 
 /// The source location of an instruction for messages: JAX's op name, the source position

@@ -52,18 +52,10 @@ pub fn read_hlo_module_proto_with_config(bytes: &[u8]) -> Result<Module> {
     let hlo = proto.hlo_module.as_ref().ok_or_else(|| Error::invalid("HloModuleProtoWithConfig has no hlo_module"))?;
     let mut module = module_from_proto(hlo)?;
     if let Some(config) = &proto.config {
-        module.num_replicas = count(config.replica_count, "replica_count")?;
-        module.num_partitions = count(config.num_partitions, "num_partitions")?;
+        module.num_replicas = crate::options::count(config.replica_count, "replica_count")?;
+        module.num_partitions = crate::options::count(config.num_partitions, "num_partitions")?;
     }
     Ok(module)
-}
-
-/// A replica or partition count; 0 (unset) means 1.
-fn count(value: i64, what: &str) -> Result<u32> {
-    match value {
-        0 => Ok(1),
-        v => u32::try_from(v).map_err(|_| Error::invalid(format!("{what} {v} is out of range"))),
-    }
 }
 
 /// Converts a decoded module.

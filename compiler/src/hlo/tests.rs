@@ -295,7 +295,10 @@ fn unknown_custom_call_is_unimplemented_and_names_the_target() {
     add.custom_call_target = "lapack_sgetrf_ffi".into();
     let err = module_from_proto(&p).unwrap_err();
     assert_eq!(err.kind, crate::error::ErrorKind::Unimplemented);
-    assert!(err.to_string().contains("lapack_sgetrf_ffi"), "{err}");
+    let text = err.to_string();
+    assert!(text.contains("lapack_sgetrf_ffi"), "{text}");
+    assert!(text.contains("in add.1 = custom-call at jit(add)/add regenerate.py:"), "{text}");
+    assert!(text.contains("in computation main.1") && text.contains("in HLO module jit_add"), "{text}");
 
     add_opcode(&mut p, "frobnicate");
     let err = module_from_proto(&p).unwrap_err();
