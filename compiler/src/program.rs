@@ -44,8 +44,7 @@ pub fn read_program(format: ProgramFormat, code: &[u8]) -> Result<Module> {
             })?;
             crate::text::parse_module(text)
         }
-        ProgramFormat::Hlo | ProgramFormat::HloWithConfig => {
-            Err(Error::unimplemented("HloModuleProto reader is not built yet"))
-        }
+        ProgramFormat::Hlo => crate::hlo::read_hlo_module_proto(code),
+        ProgramFormat::HloWithConfig => crate::hlo::read_hlo_module_proto_with_config(code),
     }
 }
