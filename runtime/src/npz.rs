@@ -276,7 +276,7 @@ pub fn write_npz(entries: &[(String, Tensor)]) -> Result<Vec<u8>> {
         central.extend_from_slice(&0x0201_4b50u32.to_le_bytes());
         central.extend_from_slice(&20u16.to_le_bytes()); // version made by
         common(&mut central);
-        central.extend_from_slice(&[0; 8]); // comment length, disk, internal attrs
+        central.extend_from_slice(&[0; 6]); // comment length, disk number, internal attributes
         central.extend_from_slice(&0u32.to_le_bytes()); // external attrs
         central.extend_from_slice(&offset.to_le_bytes());
         central.extend_from_slice(fname.as_bytes());
