@@ -82,6 +82,9 @@ impl<'m> Interpreter<'m> {
     }
 
     fn run_region(&self, frame: &mut Frame<'m>, region: &Region, args: Vec<Value>, depth: usize) -> Result<Vec<Value>> {
+        if depth > MAX_DEPTH {
+            return Err(Error::invalid(format!("regions and calls nest deeper than {MAX_DEPTH} levels")));
+        }
         if args.len() != region.params.len() {
             return Err(Error::invalid(format!("region takes {} arguments, got {}", region.params.len(), args.len())));
         }
@@ -101,6 +104,17 @@ impl<'m> Interpreter<'m> {
                 )));
             }
             for (&r, v) in op.results.iter().zip(results) {
+                // Every value must have its declared type, so later ops can rely on it.
+                let declared = frame.func.values.get(r.index());
+                if !declared.is_some_and(|t| v.has_type(t)) {
+                    return Err(Error::invalid(format!(
+                        "{} produced {} for {r}, which is declared {}",
+                        op.kind.name(),
+                        v.describe(),
+                        declared.map_or("nothing".to_string(), |t| t.to_string())
+                    ))
+                    .context(format!("{} at {}", op.kind.name(), op.location)));
+                }
                 frame.set(r, v)?;
             }
         }
