@@ -256,12 +256,12 @@ impl<'m> Interpreter<'m> {
                 let cell = std::cell::RefCell::new(frame);
                 let mut select = |a: Scalar, b: Scalar| -> Result<bool> {
                     let mut f = cell.borrow_mut();
-                    let r = self.scalar_body(&mut **f, select_region, depth)(&[a, b])?;
+                    let r = self.scalar_body(&mut f, select_region, depth)(&[a, b])?;
                     Ok(matches!(r.first(), Some(Scalar::Bool(true))))
                 };
                 let mut scatter = |args: &[Scalar]| -> Result<Vec<Scalar>> {
                     let mut f = cell.borrow_mut();
-                    let r = self.scalar_body(&mut **f, scatter_region, depth)(args);
+                    let r = self.scalar_body(&mut f, scatter_region, depth)(args);
                     r
                 };
                 one(reduce::select_and_scatter(x, dense(1)?, dense(2)?, &win, &mut select, &mut scatter)?)
@@ -329,7 +329,7 @@ impl<'m> Interpreter<'m> {
             K::AllReduce | K::AllGather { .. } | K::ReduceScatter { .. } | K::AllToAll { .. } | K::CollectiveBroadcast => {
                 for (i, v) in operands.iter().enumerate() {
                     let want = frame.func.values.get(op.results.get(i).map(|r| r.index()).unwrap_or(usize::MAX));
-                    if want.map_or(true, |t| !v.has_type(t)) {
+                    if !want.is_some_and(|t| v.has_type(t)) {
                         return Err(Error::unimplemented(format!(
                             "{} that changes the shape on a single device",
                             op.kind.name()
