@@ -285,6 +285,15 @@ impl<'m> Interpreter<'m> {
                 }
                 one(Dense::new(ty.clone(), super::array::Array::from_scalars(ty.elem, out)?)?)
             }
+            K::BatchNormInference { epsilon, feature_index } => {
+                one(super::norm::inference(&all_dense(0..operands.len())?, *epsilon, *feature_index)?)
+            }
+            K::BatchNormTraining { epsilon, feature_index } => {
+                many(super::norm::training(&all_dense(0..operands.len())?, *epsilon, *feature_index)?)
+            }
+            K::BatchNormGrad { epsilon, feature_index } => {
+                many(super::norm::grad(&all_dense(0..operands.len())?, *epsilon, *feature_index)?)
+            }
             K::While => {
                 let (cond, body) = (region(op, 0)?, region(op, 1)?);
                 let mut state = operands;

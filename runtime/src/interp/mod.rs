@@ -16,6 +16,7 @@ pub mod elementwise;
 pub mod eval;
 pub mod gather;
 pub mod index;
+pub mod norm;
 pub mod numeric;
 pub mod reduce;
 pub mod rng;

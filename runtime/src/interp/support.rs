@@ -66,6 +66,10 @@ fn check_op(f: &Function, op: &Op) -> Result<()> {
             Some(e) if !contraction_supported(e) => Err(Error::unimplemented(format!("{} for {e}", op.kind.name()))),
             _ => Ok(()),
         },
+        K::BatchNormInference { .. } | K::BatchNormTraining { .. } | K::BatchNormGrad { .. } => match operand_elem(f, op, 0) {
+            Some(e) if !e.is_float() => Err(Error::unimplemented(format!("batch norm for {e}"))),
+            _ => Ok(()),
+        },
         K::RngBitGenerator { algorithm } if !super::rng::supported(*algorithm) => {
             Err(Error::unimplemented(format!("rng_bit_generator {algorithm:?}")))
         }
@@ -76,9 +80,6 @@ fn check_op(f: &Function, op: &Op) -> Result<()> {
         | K::Fft { .. }
         | K::Cholesky { .. }
         | K::TriangularSolve { .. }
-        | K::BatchNormInference { .. }
-        | K::BatchNormTraining { .. }
-        | K::BatchNormGrad { .. }
         | K::CollectivePermute => Err(Error::unimplemented(op.kind.name().to_string())),
         _ => Ok(()),
     }
