@@ -285,6 +285,7 @@ impl<'m> Interpreter<'m> {
                 }
                 one(Dense::new(ty.clone(), super::array::Array::from_scalars(ty.elem, out)?)?)
             }
+            K::Fft { fft_type, fft_length } => one(super::fft::fft(dense(0)?, *fft_type, fft_length, &result_type(0)?)?),
             K::BatchNormInference { epsilon, feature_index } => {
                 one(super::norm::inference(&all_dense(0..operands.len())?, *epsilon, *feature_index)?)
             }
