@@ -286,6 +286,15 @@ impl<'m> Interpreter<'m> {
                 one(Dense::new(ty.clone(), super::array::Array::from_scalars(ty.elem, out)?)?)
             }
             K::Fft { fft_type, fft_length } => one(super::fft::fft(dense(0)?, *fft_type, fft_length, &result_type(0)?)?),
+            K::Cholesky { lower } => one(super::linalg::cholesky(dense(0)?, *lower)?),
+            K::TriangularSolve { left_side, lower, unit_diagonal, transpose_a } => one(super::linalg::triangular_solve(
+                dense(0)?,
+                dense(1)?,
+                *left_side,
+                *lower,
+                *unit_diagonal,
+                *transpose_a,
+            )?),
             K::BatchNormInference { epsilon, feature_index } => {
                 one(super::norm::inference(&all_dense(0..operands.len())?, *epsilon, *feature_index)?)
             }

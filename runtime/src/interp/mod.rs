@@ -17,6 +17,7 @@ pub mod eval;
 pub mod fft;
 pub mod gather;
 pub mod index;
+pub mod linalg;
 pub mod norm;
 pub mod numeric;
 pub mod reduce;

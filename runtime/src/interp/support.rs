@@ -78,6 +78,12 @@ fn check_op(f: &Function, op: &Op) -> Result<()> {
             }
             _ => Ok(()),
         },
+        K::Cholesky { .. } | K::TriangularSolve { .. } => match operand_elem(f, op, 0) {
+            Some(e) if !matches!(e.real_part(), apu_compiler::ir::ElementType::F32 | apu_compiler::ir::ElementType::F64) => {
+                Err(Error::unimplemented(format!("{} for {e}", op.kind.name())))
+            }
+            _ => Ok(()),
+        },
         K::RngBitGenerator { algorithm } if !super::rng::supported(*algorithm) => {
             Err(Error::unimplemented(format!("rng_bit_generator {algorithm:?}")))
         }
@@ -85,8 +91,6 @@ fn check_op(f: &Function, op: &Op) -> Result<()> {
             Err(Error::unimplemented(format!("custom_call target \"{call_target_name}\"")))
         }
         K::Rng { .. }
-        | K::Cholesky { .. }
-        | K::TriangularSolve { .. }
         | K::CollectivePermute => Err(Error::unimplemented(op.kind.name().to_string())),
         _ => Ok(()),
     }
