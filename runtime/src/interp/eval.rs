@@ -9,7 +9,7 @@ use apu_compiler::{Error, Result};
 
 /// Deepest nesting of calls and regions before the interpreter gives up (StableHLO has no
 /// recursion, so only a malformed module gets there).
-const MAX_DEPTH: usize = 200;
+pub const MAX_DEPTH: usize = 200;
 
 pub struct Interpreter<'m> {
     pub module: &'m Module,

@@ -55,12 +55,29 @@ pub fn run(module: &ValidModule, args: &[Tensor]) -> Result<Vec<Tensor>> {
             }
         }
     }
-    let results = eval::Interpreter::new(module.module()).call(entry, values, 0)?;
+    let results = on_large_stack(|| eval::Interpreter::new(module.module()).call(entry, values, 0))?;
     let mut out = Vec::new();
     for r in &results {
         flatten(r, &mut out)?;
     }
     Ok(out)
+}
+
+/// Stack for one evaluation. Nested calls and regions recurse (up to `eval::MAX_DEPTH` levels,
+/// tens of KiB each in debug builds), which would overflow the 2 MiB of a default Rust thread,
+/// such as a rayon worker; so evaluation runs on its own thread with room to spare.
+const EVAL_STACK_BYTES: usize = 64 << 20;
+
+fn on_large_stack<T: Send>(f: impl FnOnce() -> Result<T> + Send) -> Result<T> {
+    std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .name("apu-interp".into())
+            .stack_size(EVAL_STACK_BYTES)
+            .spawn_scoped(s, f)
+            .map_err(|e| Error::internal(format!("cannot start the interpreter thread: {e}")))?
+            .join()
+            .map_err(|_| Error::internal("the interpreter thread panicked"))?
+    })
 }
 
 fn flatten(v: &Value, out: &mut Vec<Tensor>) -> Result<()> {
