@@ -159,3 +159,32 @@ fn sort_along_leading_dimension() {
     .unwrap();
     assert_eq!(to_f32(&out[0]), [1.0, 0.0, 2.0, 4.0, 3.0, 5.0]);
 }
+
+#[test]
+fn fast_and_general_reduction_paths_round_identically() {
+    // Values of very different magnitudes, so that the summation order and per-step f32
+    // rounding both show in the result.
+    let v: Vec<f32> = (0..64).map(|i| if i % 3 == 0 { 1e8 } else { 1.0 + i as f32 * 1e-3 } * if i % 2 == 0 { 1.0 } else { -0.7 }).collect();
+    let x = f32s(&[4, 16], &v);
+    let fast = run_op_with(OpKind::Reduce { dimensions: vec![1] }, &[x.clone(), f32s(&[], &[0.0])], &[tt(&[4], F32)], |b| {
+        vec![b.binary_region(BinaryOp::Add, F32)]
+    })
+    .unwrap();
+    // The same sum, through a region the fast path does not recognise.
+    let general = run_op_with(OpKind::Reduce { dimensions: vec![1] }, &[x, f32s(&[], &[0.0])], &[tt(&[4], F32)], |b| {
+        let s = tt(&[], F32);
+        vec![b.region(&[s.clone(), s.clone()], |b, p| {
+            let a = b.op(OpKind::Binary(BinaryOp::Add), &[p[0], p[1]], s.clone());
+            vec![b.op(OpKind::Convert, &[a], s.clone())]
+        })]
+    })
+    .unwrap();
+    assert_eq!(bits_f32(&fast[0]), bits_f32(&general[0]));
+    let mut want = [0f32; 4];
+    for r in 0..4 {
+        for c in 0..16 {
+            want[r] += v[r * 16 + c];
+        }
+    }
+    assert_eq!(to_f32(&fast[0]), want, "sequential f32 accumulation");
+}

@@ -86,7 +86,7 @@ fn float_unary(op: UnaryOp) -> Option<fn(f64) -> f64> {
 }
 
 /// The f64 function of a binary op on floats with a float result.
-fn float_binary(op: BinaryOp) -> Option<fn(f64, f64) -> f64> {
+pub fn float_binary(op: BinaryOp) -> Option<fn(f64, f64) -> f64> {
     use BinaryOp as B;
     Some(match op {
         B::Add => |x, y| x + y,

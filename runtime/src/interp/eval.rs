@@ -224,7 +224,15 @@ impl<'m> Interpreter<'m> {
                 let n = op.results.len();
                 let (inputs, inits) = (all_dense(0..n)?, all_dense(n..2 * n)?);
                 let types = result_types()?;
-                let mut body = self.scalar_body(frame, region(op, 0)?, depth);
+                let body_region = region(op, 0)?;
+                if let (1, Some((b, e))) = (n, single_binary_op(frame, body_region)) {
+                    if let (true, Some(g)) = (e == inputs[0].elem(), ew::float_binary(b)) {
+                        if let Some(r) = reduce::reduce_float(inputs[0], inits[0], dimensions, &types[0], g) {
+                            return one(r?);
+                        }
+                    }
+                }
+                let mut body = self.scalar_body(frame, body_region, depth);
                 many(reduce::reduce(&inputs, &inits, dimensions, &types, &mut *body)?)
             }
             K::ReduceWindow { window_dimensions, window_strides, base_dilations, window_dilations, padding } => {
