@@ -1,6 +1,8 @@
 //! Typed element storage for the interpreter, and conversion from/to apu's dense byte format.
 //!
-//! Sub-byte integers and 8-bit floats have no variant yet: reading them is UNIMPLEMENTED.
+//! Sub-byte integers (`S2`, `S4`, `U2`, `U4`) live in the `S8`/`U8` variants, always sign- or
+//! zero-extended from their bit width (as apu's storage format keeps them); the tensor type says
+//! which width applies. 8-bit floats have no storage yet: using them is UNIMPLEMENTED.
 
 use super::complex::Complex;
 use apu_compiler::ir::ElementType;
@@ -94,7 +96,17 @@ pub enum Scalar {
 /// Whether the interpreter has a storage variant for this element type.
 pub fn is_stored(elem: ElementType) -> bool {
     use ElementType::*;
-    matches!(elem, Pred | S8 | S16 | S32 | S64 | U8 | U16 | U32 | U64 | F16 | BF16 | F32 | F64 | C64 | C128)
+    matches!(elem, Pred | S2 | S4 | S8 | S16 | S32 | S64 | U2 | U4 | U8 | U16 | U32 | U64 | F16 | BF16 | F32 | F64 | C64 | C128)
+}
+
+/// The element type whose variant holds `elem` (itself, except for sub-byte integers).
+pub fn storage_elem(elem: ElementType) -> ElementType {
+    use ElementType::*;
+    match elem {
+        S2 | S4 => S8,
+        U2 | U4 => U8,
+        e => e,
+    }
 }
 
 /// The one message for element types without storage, wherever they are met (`what` says where).
@@ -119,6 +131,9 @@ impl Array {
         Ok(match elem {
             E::Pred => Array::Pred(bytes.iter().map(|&b| b != 0).collect()),
             E::S8 => Array::S8(bytes.iter().map(|&b| b as i8).collect()),
+            // Re-extend from the logical width, so a byte with stray high bits reads as its value.
+            E::S2 | E::S4 => Array::S8(bytes.iter().map(|&b| wrap(b as i128, elem.bit_width(), true) as i8).collect()),
+            E::U2 | E::U4 => Array::U8(bytes.iter().map(|&b| wrap(b as i128, elem.bit_width(), false) as u8).collect()),
             E::U8 => Array::U8(bytes.to_vec()),
             E::S16 => Array::S16(read_le!(bytes, i16, 2)),
             E::S32 => Array::S32(read_le!(bytes, i32, 4)),
@@ -276,6 +291,8 @@ impl Array {
         Ok(match elem {
             E::Pred => Array::Pred(it.map(to_bool).collect()),
             E::S8 => Array::S8(it.map(|s| to_int(s, 8, true) as i8).collect()),
+            E::S2 | E::S4 => Array::S8(it.map(|s| to_int(s, elem.bit_width(), true) as i8).collect()),
+            E::U2 | E::U4 => Array::U8(it.map(|s| to_int(s, elem.bit_width(), false) as u8).collect()),
             E::S16 => Array::S16(it.map(|s| to_int(s, 16, true) as i16).collect()),
             E::S32 => Array::S32(it.map(|s| to_int(s, 32, true) as i32).collect()),
             E::S64 => Array::S64(it.map(|s| to_int(s, 64, true) as i64).collect()),

@@ -1,6 +1,6 @@
 //! Runtime values of the interpreter: dense tensors (type + typed elements), tuples and tokens.
 
-use super::array::{Array, Scalar};
+use super::array::{storage_elem, Array, Scalar};
 use crate::Tensor;
 use apu_compiler::ir::{ElementType, Literal, TensorType, Type};
 use apu_compiler::{Error, Result};
@@ -15,7 +15,7 @@ pub struct Dense {
 
 impl Dense {
     pub fn new(ty: TensorType, data: Array) -> Result<Dense> {
-        if data.len() != ty.num_elements() || data.elem() != ty.elem {
+        if data.len() != ty.num_elements() || data.elem() != storage_elem(ty.elem) {
             return Err(Error::internal(format!(
                 "{} {} elements do not form a {ty}",
                 data.len(),
