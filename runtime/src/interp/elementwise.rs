@@ -363,9 +363,10 @@ fn check_same_shape(what: &str, a: &Dense, b: &Dense) -> Result<()> {
 
 pub fn unary(op: UnaryOp, x: &Dense) -> Result<Dense> {
     // Fast path for f32/f64: the same f64 function, without widening to `Scalar`.
-    match (&x.data, float_unary(op)) {
-        (Array::F32(v), Some(g)) => return Dense::new(x.ty.clone(), Array::F32(v.iter().map(|&a| g(a as f64) as f32).collect())),
-        (Array::F64(v), Some(g)) => return Dense::new(x.ty.clone(), Array::F64(v.iter().map(|&a| g(a)).collect())),
+    // (8-bit floats also live in `F32` arrays, but need rounding: they take the general path.)
+    match (if matches!(x.elem(), ElementType::F32 | ElementType::F64) { Some(&x.data) } else { None }, float_unary(op)) {
+        (Some(Array::F32(v)), Some(g)) => return Dense::new(x.ty.clone(), Array::F32(v.iter().map(|&a| g(a as f64) as f32).collect())),
+        (Some(Array::F64(v)), Some(g)) => return Dense::new(x.ty.clone(), Array::F64(v.iter().map(|&a| g(a)).collect())),
         _ => {}
     }
     let g = unary_fn(op, x.elem())?;
@@ -376,7 +377,8 @@ pub fn unary(op: UnaryOp, x: &Dense) -> Result<Dense> {
 
 pub fn binary(op: BinaryOp, x: &Dense, y: &Dense) -> Result<Dense> {
     check_same_shape(apu_compiler::ir::OpKind::Binary(op).name(), x, y)?;
-    match (&x.data, &y.data, float_binary(op)) {
+    let plain = matches!(x.elem(), ElementType::F32 | ElementType::F64);
+    match (&x.data, &y.data, float_binary(op).filter(|_| plain)) {
         (Array::F32(a), Array::F32(b), Some(g)) => {
             let v = a.iter().zip(b).map(|(&p, &q)| g(p as f64, q as f64) as f32).collect();
             return Dense::new(x.ty.clone(), Array::F32(v));

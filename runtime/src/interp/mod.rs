@@ -14,6 +14,7 @@ pub mod convert;
 pub mod dot;
 pub mod elementwise;
 pub mod eval;
+pub mod f8;
 pub mod fft;
 pub mod gather;
 pub mod index;

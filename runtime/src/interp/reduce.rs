@@ -102,6 +102,9 @@ pub fn reduce_float(input: &Dense, init: &Dense, dims: &[i64], ty: &TensorType, 
         Ok(l) => l,
         Err(e) => return Some(Err(e)),
     };
+    if !matches!(input.elem(), apu_compiler::ir::ElementType::F32 | apu_compiler::ir::ElementType::F64) {
+        return None;
+    }
     let data = match (&input.data, &init.data) {
         (Array::F32(v), Array::F32(i)) if i.len() == 1 => Array::F32(
             lay.bases.iter().map(|&b| lay.offsets.iter().fold(i[0], |acc, &o| g(acc as f64, v[b + o] as f64) as f32)).collect(),

@@ -28,7 +28,7 @@ impl Dense {
         Dense::new(t.ty.clone(), Array::from_bytes(t.ty.elem, t.bytes())?)
     }
     pub fn to_tensor(&self) -> Result<Tensor> {
-        Tensor::from_bytes(self.ty.clone(), &self.data.to_bytes())
+        Tensor::from_bytes(self.ty.clone(), &self.data.to_bytes_as(self.ty.elem))
     }
     pub fn from_literal(lit: &Literal) -> Result<Dense> {
         let data = Array::from_bytes(lit.ty.elem, &lit.bytes)?;
