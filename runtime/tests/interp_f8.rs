@@ -2,6 +2,8 @@
 //! produces (`np.array(vals, np.float32).astype(ml_dtypes.float8_*).view(np.uint8)` and the
 //! reverse), covering rounding ties, subnormals, overflow to inf or NaN, and negative zero.
 
+#![allow(clippy::excessive_precision)] // exact binary fractions, printed in full
+
 mod common;
 
 use apu_compiler::ir::{BinaryOp, ElementType, ElementType::*, OpKind};

@@ -46,7 +46,7 @@ fn magnitude(f: Format, code: u8) -> Option<f64> {
     let m = f.mantissa_bits;
     let e = (code >> m) as i32;
     let man = (code & ((1 << m) - 1)) as f64;
-    let top_e = (0x7F >> m) as i32;
+    let top_e: i32 = 0x7F >> m;
     match f.kind {
         Kind::Ieee if e == top_e => return None,
         Kind::FiniteOnly if code == 0x7F => return None,
@@ -125,7 +125,7 @@ pub fn encode(elem: ElementType, x: f64) -> u8 {
         // The next magnitude up; past the top code it is one more step of the top binade.
         let above = if c < top { magnitude(f, c + 1).unwrap_or(f64::INFINITY) } else { 2.0 * below - magnitude(f, c - 1).unwrap_or(0.0) };
         let mid = (below + above) / 2.0;
-        if a < mid || (a == mid && c % 2 == 0) {
+        if a < mid || (a == mid && c & 1 == 0) {
             c
         } else {
             c + 1
