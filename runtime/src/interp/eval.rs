@@ -285,6 +285,9 @@ impl<'m> Interpreter<'m> {
             K::Map { .. } => {
                 let inputs = all_dense(0..operands.len())?;
                 let ty = result_type(0)?;
+                if inputs.iter().any(|x| x.ty.shape != ty.shape) {
+                    return Err(Error::invalid(format!("map: operands do not all have the shape of {ty}")));
+                }
                 let mut body = self.scalar_body(frame, region(op, 0)?, depth);
                 let mut out = Vec::with_capacity(ty.num_elements());
                 for k in 0..ty.num_elements() {

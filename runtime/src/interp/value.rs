@@ -32,7 +32,11 @@ impl Dense {
     }
     pub fn from_literal(lit: &Literal) -> Result<Dense> {
         let data = Array::from_bytes(lit.ty.elem, &lit.bytes)?;
-        let data = if lit.splat { data.repeat(0, lit.ty.num_elements()) } else { data };
+        let data = match (lit.splat, data.len()) {
+            (true, 1) => data.repeat(0, lit.ty.num_elements()),
+            (true, n) => return Err(Error::invalid(format!("splat constant of type {} holds {n} elements", lit.ty))),
+            (false, _) => data,
+        };
         Dense::new(lit.ty.clone(), data)
     }
     pub fn scalar(elem: ElementType, value: Scalar) -> Result<Dense> {
