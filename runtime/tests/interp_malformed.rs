@@ -16,8 +16,8 @@ fn assert_invalid(r: apu_compiler::Result<apu_runtime::Tensor>, what: &str) {
 #[test]
 fn wrong_result_shapes_are_errors() {
     let x = f32s(&[2, 3], &[0.0; 6]);
-    assert_invalid(run_op(OpKind::Transpose { permutation: vec![1, 0] }, &[x.clone()], tt(&[4, 2], F32)), "transpose");
-    assert_invalid(run_op(OpKind::Transpose { permutation: vec![0, 0] }, &[x.clone()], tt(&[2, 2], F32)), "transpose duplicate");
+    assert_invalid(run_op(OpKind::Transpose { permutation: vec![1, 0] }, std::slice::from_ref(&x), tt(&[4, 2], F32)), "transpose");
+    assert_invalid(run_op(OpKind::Transpose { permutation: vec![0, 0] }, std::slice::from_ref(&x), tt(&[2, 2], F32)), "transpose duplicate");
     assert_invalid(
         run_op(OpKind::DynamicSlice { slice_sizes: vec![1, 1] }, &[x.clone(), i32s(&[], &[0]), i32s(&[], &[0])], tt(&[2, 2], F32)),
         "dynamic_slice",
