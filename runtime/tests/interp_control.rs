@@ -147,3 +147,21 @@ fn a_result_that_contradicts_its_declared_type_is_an_error() {
     let e = interp::run(&m, &[f32s(&[2], &[1.0, 2.0])]).unwrap_err();
     assert!(e.message.contains("declared tensor<3xf32>"), "{e}");
 }
+
+#[test]
+fn tuple_and_token_parameters_take_flattened_arguments() {
+    let mut b = FnBuilder::new("main");
+    let p = b.param(Type::Tuple(vec![tt(&[], F32), Type::Tuple(vec![tt(&[2], S32)])]));
+    let _tok = b.param(Type::Token);
+    let q = b.param(tt(&[], F32));
+    let x = b.op(OpKind::GetTupleElement { index: 0 }, &[p], tt(&[], F32));
+    let inner = b.op(OpKind::GetTupleElement { index: 1 }, &[p], Type::Tuple(vec![tt(&[2], S32)]));
+    let y = b.op(OpKind::GetTupleElement { index: 0 }, &[inner], tt(&[2], S32));
+    let s = b.op(OpKind::Binary(BinaryOp::Add), &[x, q], tt(&[], F32));
+    let m = module(vec![b.finish(&[s, y])]);
+    let out = interp::run(&m, &[f32s(&[], &[1.5]), i32s(&[2], &[7, 8]), f32s(&[], &[2.0])]).unwrap();
+    assert_eq!(to_f32(&out[0]), [3.5]);
+    assert_eq!(to_i32(&out[1]), [7, 8]);
+    let e = interp::run(&m, &[f32s(&[], &[1.5]), f32s(&[2], &[7.0, 8.0]), f32s(&[], &[2.0])]).unwrap_err();
+    assert!(e.message.contains("argument 1") && e.message.contains("tensor<2xi32>"), "{e}");
+}

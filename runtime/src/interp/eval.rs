@@ -92,6 +92,7 @@ impl<'m> Interpreter<'m> {
             frame.set(p, a)?;
         }
         for op in &region.ops {
+            tracing::trace!(op = op.kind.name(), location = %op.location, depth, "interpreting");
             let results = self
                 .eval_op(frame, op, depth)
                 .map_err(|e| e.context(format!("{} at {}", op.kind.name(), op.location)))?;

@@ -29,39 +29,56 @@ pub mod support;
 pub mod value;
 
 use crate::Tensor;
+use apu_compiler::ir::Type;
 use apu_compiler::valid::ValidModule;
 use apu_compiler::{Error, Result};
 use value::{Dense, Value};
 
 pub use support::check_supported;
 
-/// Runs the entry function of `module` on `args` and returns its results (tuples flattened).
+/// Runs the entry function of `module` on `args` and returns its results. Tuple parameters and
+/// results are flattened: each tensor leaf is one argument or result, in order (tokens take none).
 pub fn run(module: &ValidModule, args: &[Tensor]) -> Result<Vec<Tensor>> {
     let entry = module.entry_function();
     let params = entry.param_types();
-    if args.len() != params.len() {
-        return Err(Error::invalid(format!(
-            "@{} takes {} arguments, got {}",
-            entry.name,
-            params.len(),
-            args.len()
-        )));
+    let expected: usize = params.iter().map(tensor_leaves).sum();
+    if args.len() != expected {
+        return Err(Error::invalid(format!("@{} takes {expected} arguments, got {}", entry.name, args.len())));
     }
-    let mut values = Vec::with_capacity(args.len());
-    for (i, (arg, ty)) in args.iter().zip(&params).enumerate() {
-        match ty.as_tensor() {
-            Some(t) if *t == arg.ty => values.push(Value::tensor(Dense::from_tensor(arg)?)),
-            _ => {
-                return Err(Error::invalid(format!("argument {i} of @{}: expected {ty}, got {}", entry.name, arg.ty)))
-            }
-        }
-    }
+    let mut next = args.iter().enumerate();
+    let values = params
+        .iter()
+        .map(|ty| bind_argument(ty, &mut next, &entry.name))
+        .collect::<Result<Vec<_>>>()?;
     let results = on_large_stack(|| eval::Interpreter::new(module.module()).call(entry, values, 0))?;
     let mut out = Vec::new();
     for r in &results {
         flatten(r, &mut out)?;
     }
     Ok(out)
+}
+
+fn tensor_leaves(ty: &Type) -> usize {
+    match ty {
+        Type::Tensor(_) => 1,
+        Type::Tuple(ts) => ts.iter().map(tensor_leaves).sum(),
+        Type::Token => 0,
+    }
+}
+
+/// Builds the value of a parameter of type `ty` from the next arguments, checking each type.
+fn bind_argument<'a>(ty: &Type, args: &mut impl Iterator<Item = (usize, &'a Tensor)>, func: &str) -> Result<Value> {
+    match ty {
+        Type::Tensor(t) => {
+            let (i, arg) = args.next().ok_or_else(|| Error::internal("ran out of arguments after counting them"))?;
+            if arg.ty != *t {
+                return Err(Error::invalid(format!("argument {i} of @{func}: expected {t}, got {}", arg.ty)));
+            }
+            Ok(Value::tensor(Dense::from_tensor(arg).map_err(|e| e.context(format!("argument {i} of @{func}")))?))
+        }
+        Type::Tuple(ts) => Ok(Value::Tuple(ts.iter().map(|t| bind_argument(t, args, func)).collect::<Result<_>>()?)),
+        Type::Token => Ok(Value::Token),
+    }
 }
 
 /// Stack for one evaluation. Nested calls and regions recurse (up to `eval::MAX_DEPTH` levels,
@@ -89,7 +106,8 @@ fn flatten(v: &Value, out: &mut Vec<Tensor>) -> Result<()> {
                 flatten(v, out)?;
             }
         }
-        Value::Token => return Err(Error::unimplemented("token results of the entry function")),
+        // A token carries no data; like tuples, it is not a buffer of its own.
+        Value::Token => {}
     }
     Ok(())
 }
