@@ -298,7 +298,7 @@ impl Array {
     }
 
     /// Builds an array of `elem` from widened values, converting each with StableHLO `convert`
-    /// rules (see [`convert_scalar`]).
+    /// rules (see [`to_int`], [`to_f64`] and [`to_bool`]).
     pub fn from_scalars(elem: ElementType, values: impl IntoIterator<Item = Scalar>) -> Result<Array> {
         let it = values.into_iter();
         use ElementType as E;

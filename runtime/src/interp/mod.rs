@@ -2,10 +2,30 @@
 //! StableHLO specification. It is the semantic oracle for the planner and executor, and for now
 //! the engine that runs programs.
 //!
-//! Layout: [`array`] typed element storage, [`value`] runtime values, [`elementwise`],
+//! Layout: [`array`](mod@array) typed element storage, [`value`] runtime values, [`elementwise`],
 //! [`convert`], [`shape_ops`], [`gather`] (gather/scatter), [`reduce`], [`sort`], [`dot`],
 //! [`conv`], [`rng`], [`eval`] (the op dispatcher and control flow), [`support`] (compile-time
 //! check for unimplemented op/type pairs).
+
+//! Where the spec leaves behaviour to the implementation, the interpreter does what XLA:CPU does:
+//!
+//! | case | result |
+//! |---|---|
+//! | integer `x / 0`, `x % 0` | all ones (-1), `x` |
+//! | `MIN / -1`, `MIN % -1` | `MIN`, 0 |
+//! | shift by ≥ bit width (amount read unsigned) | 0; arithmetic right shift fills with the sign |
+//! | float → int `convert` | truncate toward zero, saturate, NaN → 0 |
+//! | `maximum`/`minimum` on floats | NaN if either is NaN; +0 > -0 |
+//! | `scatter` window partly out of bounds | whole window skipped |
+//! | `rng_bit_generator` DEFAULT | PHILOX |
+//! | f8 value past the largest finite | ±inf (IEEE-like formats) or NaN (FN/FNUZ) |
+//! | `cholesky` of a non-positive-definite matrix | NaN from the failing pivot on |
+//! | `case` index out of range | last branch (this one is the spec's rule) |
+//!
+//! Floats are computed in f64 and rounded once to the result type (exact for +, -, *, /, sqrt;
+//! transcendentals may differ from XLA's f32 approximations in the last ulp). Reductions keep
+//! the element type's rounding at every step, in row-major order. Contractions accumulate in
+//! f64 (or exactly, for integers) and round once.
 
 pub mod array;
 pub mod complex;
