@@ -4,9 +4,10 @@
 //!
 //! Layout: [`array`](mod@array) typed element storage, [`value`] runtime values, [`elementwise`],
 //! [`convert`], [`shape_ops`], [`gather`] (gather/scatter), [`reduce`], [`sort`], [`dot`],
-//! [`conv`], [`rng`], [`eval`] (the op dispatcher and control flow), [`support`] (compile-time
-//! check for unimplemented op/type pairs).
-
+//! [`conv`], [`fft`], [`linalg`] (cholesky, triangular_solve), [`norm`] (batch norm), [`rng`],
+//! [`f8`] (8-bit float codecs), [`eval`] (the op dispatcher and control flow), [`support`]
+//! (compile-time check for unimplemented op/type pairs).
+//!
 //! Where the spec leaves behaviour to the implementation, the interpreter does what XLA:CPU does:
 //!
 //! | case | result |
