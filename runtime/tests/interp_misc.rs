@@ -33,7 +33,8 @@ fn get_dimension_size_is_i32() {
 fn transcendentals_are_f64_rounded_once() {
     let v = [0.3f32, -1.7, 2.5, 1e-4];
     let x = f32s(&[4], &v);
-    let cases: [(U, fn(f64) -> f64); 8] = [
+    type Reference = fn(f64) -> f64;
+    let cases: [(U, Reference); 8] = [
         (U::Exponential, f64::exp),
         (U::ExponentialMinusOne, f64::exp_m1),
         (U::LogPlusOne, |x| x.ln_1p()),
@@ -44,7 +45,7 @@ fn transcendentals_are_f64_rounded_once() {
         (U::Logistic, |x| 1.0 / (1.0 + (-x).exp())),
     ];
     for (op, f) in cases {
-        let got = bits_f32(&run_op(OpKind::Unary(op), &[x.clone()], tt(&[4], F32)).unwrap());
+        let got = bits_f32(&run_op(OpKind::Unary(op), std::slice::from_ref(&x), tt(&[4], F32)).unwrap());
         let want: Vec<u32> = v.iter().map(|&a| (f(a as f64) as f32).to_bits()).collect();
         assert_eq!(got, want, "{op:?}");
     }
