@@ -165,3 +165,20 @@ fn tuple_and_token_parameters_take_flattened_arguments() {
     let e = interp::run(&m, &[f32s(&[], &[1.5]), f32s(&[2], &[7.0, 8.0]), f32s(&[], &[2.0])]).unwrap_err();
     assert!(e.message.contains("argument 1") && e.message.contains("tensor<2xi32>"), "{e}");
 }
+
+#[test]
+fn sharding_annotations_are_identity_on_one_device() {
+    let mut b = FnBuilder::new("main");
+    let x = b.param(tt(&[2], F32));
+    let kind = OpKind::CustomCall {
+        call_target_name: "Sharding".into(),
+        has_side_effect: false,
+        backend_config: None,
+        api_version: 1,
+        called_computations: vec![],
+    };
+    let r = b.op(kind, &[x], tt(&[2], F32));
+    let m = module(vec![b.finish(&[r])]);
+    interp::check_supported(&m).unwrap();
+    assert_eq!(to_f32(&interp::run(&m, &[f32s(&[2], &[1.0, 2.0])]).unwrap()[0]), [1.0, 2.0]);
+}

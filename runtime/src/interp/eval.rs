@@ -369,6 +369,17 @@ impl<'m> Interpreter<'m> {
                 }
                 Ok(operands)
             }
+            K::CustomCall { call_target_name, .. } if super::support::is_identity_custom_call(call_target_name) => {
+                for (i, v) in operands.iter().enumerate() {
+                    let want = frame.func.values.get(op.results.get(i).map(|r| r.index()).unwrap_or(usize::MAX));
+                    if operands.len() != op.results.len() || !want.is_some_and(|t| v.has_type(t)) {
+                        return Err(Error::invalid(format!(
+                            "custom_call \"{call_target_name}\" must return its operands unchanged on one device"
+                        )));
+                    }
+                }
+                Ok(operands)
+            }
             K::CustomCall { call_target_name, .. } => {
                 Err(Error::unimplemented(format!("custom_call target \"{call_target_name}\"")))
             }

@@ -87,6 +87,7 @@ fn check_op(f: &Function, op: &Op) -> Result<()> {
         K::RngBitGenerator { algorithm } if !super::rng::supported(*algorithm) => {
             Err(Error::unimplemented(format!("rng_bit_generator {algorithm:?}")))
         }
+        K::CustomCall { call_target_name, .. } if is_identity_custom_call(call_target_name) => Ok(()),
         K::CustomCall { call_target_name, .. } => {
             Err(Error::unimplemented(format!("custom_call target \"{call_target_name}\"")))
         }
@@ -94,4 +95,13 @@ fn check_op(f: &Function, op: &Op) -> Result<()> {
         | K::CollectivePermute => Err(Error::unimplemented(op.kind.name().to_string())),
         _ => Ok(()),
     }
+}
+
+/// Custom-call targets that only annotate placement or sharding: on a single device they return
+/// their operand unchanged.
+pub fn is_identity_custom_call(target: &str) -> bool {
+    matches!(
+        target,
+        "Sharding" | "SPMDFullToShardShape" | "SPMDShardToFullShape" | "annotate_device_placement" | "MoveToHost" | "MoveToDevice"
+    )
 }
