@@ -188,3 +188,55 @@ fn fast_and_general_reduction_paths_round_identically() {
     }
     assert_eq!(to_f32(&fast[0]), want, "sequential f32 accumulation");
 }
+
+/// Sorts with JAX's float comparator (canonicalise -0 and NaN, then TOTALORDER less-than),
+/// optionally routing a value through a reshape so the region cannot be compiled to scalar steps.
+fn sort_with_jax_comparator(keys: &[f32], force_general: bool) -> Vec<i32> {
+    let n = keys.len() as i64;
+    let vals: Vec<i32> = (0..n as i32).collect();
+    let s = |e| tt(&[], e);
+    let kind = OpKind::Sort { dimension: 0, is_stable: true };
+    let out = run_op_with(kind, &[f32s(&[n], keys), i32s(&[n], &vals)], &[tt(&[n], F32), tt(&[n], S32)], |b| {
+        vec![b.region(&[s(F32), s(F32), s(S32), s(S32)], |b, p| {
+            let canon = |b: &mut FnBuilder, v| {
+                let z = b.constant(&f32s(&[], &[0.0]));
+                let is_zero = b.op(OpKind::Compare { direction: D::Eq, compare_type: Some(CT::Float) }, &[v, z], s(Pred));
+                let v2 = b.op(OpKind::Select, &[is_zero, z, v], s(F32));
+                let is_nan = b.op(OpKind::Compare { direction: D::Ne, compare_type: Some(CT::Float) }, &[v, v], s(Pred));
+                let nan = b.constant(&f32s(&[], &[f32::NAN]));
+                b.op(OpKind::Select, &[is_nan, nan, v2], s(F32))
+            };
+            let mut l = canon(b, p[0]);
+            if force_general {
+                l = b.op(OpKind::Reshape, &[l], s(F32));
+            }
+            let r = canon(b, p[1]);
+            vec![b.op(OpKind::Compare { direction: D::Lt, compare_type: Some(CT::TotalOrder) }, &[l, r], s(Pred))]
+        })]
+    })
+    .unwrap();
+    to_i32(&out[1])
+}
+
+#[test]
+fn compiled_and_interpreted_comparators_agree() {
+    let keys: Vec<f32> = (0..200)
+        .map(|i| match i % 7 {
+            0 => f32::NAN,
+            1 => -0.0,
+            2 => 0.0,
+            _ => ((i * 37) % 23) as f32 - 11.0,
+        })
+        .collect();
+    let fast = sort_with_jax_comparator(&keys, false);
+    let general = sort_with_jax_comparator(&keys, true);
+    assert_eq!(fast, general);
+    // Independent check: stable sort by (canonical key), NaN last, -0 == 0.
+    let mut want: Vec<i32> = (0..200).collect();
+    let key = |i: i32| {
+        let k = keys[i as usize];
+        if k.is_nan() { f32::INFINITY } else if k == 0.0 { 0.0 } else { k }
+    };
+    want.sort_by(|&a, &b| key(a).partial_cmp(&key(b)).unwrap().then(keys[a as usize].is_nan().cmp(&keys[b as usize].is_nan())));
+    assert_eq!(fast, want);
+}

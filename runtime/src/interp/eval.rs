@@ -138,6 +138,9 @@ impl<'m> Interpreter<'m> {
                 });
             }
         }
+        if let Some(program) = super::scalar_region::ScalarProgram::compile(frame.func, region, |v| frame.get(v).ok().cloned()) {
+            return Box::new(move |args: &[Scalar]| program.run(args));
+        }
         Box::new(move |args: &[Scalar]| {
             let mut values = Vec::with_capacity(args.len());
             for (&p, &a) in region.params.iter().zip(args) {
