@@ -104,22 +104,29 @@ fn reduce_window_with_base_and_window_dilation_reads_init_in_holes() {
     assert_eq!(r, want);
 }
 
-#[test]
-fn select_and_scatter_routes_to_window_maximum() {
+fn select_and_scatter_max(force_general: bool) -> Vec<f32> {
     let x = f32s(&[6], &[1.0, 3.0, 2.0, 5.0, 4.0, 4.0]);
     let src = f32s(&[3], &[10.0, 20.0, 30.0]);
     let kind = OpKind::SelectAndScatter { window_dimensions: vec![2], window_strides: vec![2], padding: vec![(0, 0)] };
     let s = tt(&[], F32);
     let out = run_op_with(kind, &[x, src, f32s(&[], &[0.0])], &[tt(&[6], F32)], |b| {
         let select = b.region(&[s.clone(), s.clone()], |b, p| {
-            vec![b.op(OpKind::Compare { direction: D::Ge, compare_type: Some(CT::Float) }, &[p[0], p[1]], tt(&[], Pred))]
+            // A reshape keeps the region from being compiled to scalar steps.
+            let a = if force_general { b.op(OpKind::Reshape, &[p[0]], s.clone()) } else { p[0] };
+            vec![b.op(OpKind::Compare { direction: D::Ge, compare_type: Some(CT::Float) }, &[a, p[1]], tt(&[], Pred))]
         });
         let scatter = b.binary_region(BinaryOp::Add, F32);
         vec![select, scatter]
     })
     .unwrap();
+    to_f32(&out[0])
+}
+
+#[test]
+fn select_and_scatter_routes_to_window_maximum() {
     // Ties (4, 4) pick the first element because GE keeps the current pick.
-    assert_eq!(to_f32(&out[0]), [0.0, 10.0, 0.0, 20.0, 30.0, 0.0]);
+    assert_eq!(select_and_scatter_max(false), [0.0, 10.0, 0.0, 20.0, 30.0, 0.0]);
+    assert_eq!(select_and_scatter_max(true), [0.0, 10.0, 0.0, 20.0, 30.0, 0.0]);
 }
 
 fn sort_pairs(keys: &[f32], dir: D, stable: bool) -> (Vec<f32>, Vec<i32>) {

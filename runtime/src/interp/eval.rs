@@ -264,6 +264,12 @@ impl<'m> Interpreter<'m> {
                     padding,
                 };
                 let (select_region, scatter_region) = (region(op, 0)?, region(op, 1)?);
+                let compile = |r: &Region| super::scalar_region::ScalarProgram::compile(frame.func, r, |v| frame.get(v).ok().cloned());
+                if let (Some(sel), Some(sc)) = (compile(select_region), compile(scatter_region)) {
+                    let mut select = |a: Scalar, b: Scalar| Ok(matches!(sel.run(&[a, b])?.first(), Some(Scalar::Bool(true))));
+                    let mut scatter = |args: &[Scalar]| sc.run(args);
+                    return one(reduce::select_and_scatter(x, dense(1)?, dense(2)?, &win, &mut select, &mut scatter)?);
+                }
                 // The two regions run interleaved; each call borrows the frame in turn.
                 let cell = std::cell::RefCell::new(frame);
                 let mut select = |a: Scalar, b: Scalar| -> Result<bool> {
@@ -273,8 +279,8 @@ impl<'m> Interpreter<'m> {
                 };
                 let mut scatter = |args: &[Scalar]| -> Result<Vec<Scalar>> {
                     let mut f = cell.borrow_mut();
-                    let r = self.scalar_body(&mut f, scatter_region, depth)(args);
-                    r
+                    let result = self.scalar_body(&mut f, scatter_region, depth)(args);
+                    result
                 };
                 one(reduce::select_and_scatter(x, dense(1)?, dense(2)?, &win, &mut select, &mut scatter)?)
             }
