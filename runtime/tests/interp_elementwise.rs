@@ -276,3 +276,11 @@ fn sub_byte_integers_wrap_and_saturate_at_their_width() {
     assert_eq!(to_i8(&un(U::Negate, sub_byte(S4, &[0x0F]), S4)), [1]);
     assert_eq!(compare(D::Lt, CT::Unsigned, sub_byte(U4, &[15]), sub_byte(U4, &[2])), [false]);
 }
+
+#[test]
+fn complex_maximum_and_minimum_are_lexicographic() {
+    let z = bin(B::Complex, f32s(&[2], &[1.0, 2.0]), f32s(&[2], &[5.0, -1.0]));
+    let w = bin(B::Complex, f32s(&[2], &[1.0, 1.0]), f32s(&[2], &[6.0, 9.0]));
+    assert_eq!(c64_parts(&bin(B::Maximum, z.clone(), w.clone())), [1.0, 6.0, 2.0, -1.0]);
+    assert_eq!(c64_parts(&bin(B::Minimum, z, w)), [1.0, 5.0, 1.0, 9.0]);
+}

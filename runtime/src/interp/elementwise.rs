@@ -241,6 +241,9 @@ pub fn binary_fn(op: BinaryOp, elem: ElementType) -> Result<BinaryFn> {
             B::Multiply => |x, y| x * y,
             B::Divide => |x, y| x / y,
             B::Power => C64::powc,
+            // Lexicographic on (re, im), as the spec says.
+            B::Maximum => |x, y| if (x.re, x.im) >= (y.re, y.im) { x } else { y },
+            B::Minimum => |x, y| if (x.re, x.im) <= (y.re, y.im) { x } else { y },
             _ => return Err(unsupported(name, elem)),
         };
         return Ok(Box::new(move |x, y| cs(g(c(x), c(y)))));
