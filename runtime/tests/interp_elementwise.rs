@@ -138,7 +138,7 @@ fn convert_bool_float_complex() {
 #[test]
 fn bitcast_convert_reinterprets_little_endian_bytes() {
     let x = f32s(&[2], &[1.0, -2.0]);
-    let u = run_op(OpKind::BitcastConvert, &[x.clone()], Type::tensor(vec![2], U32)).unwrap();
+    let u = run_op(OpKind::BitcastConvert, std::slice::from_ref(&x), Type::tensor(vec![2], U32)).unwrap();
     assert_eq!(to_u32(&u), [0x3f80_0000, 0xc000_0000]);
     let b = run_op(OpKind::BitcastConvert, &[x], Type::tensor(vec![2, 4], U8)).unwrap();
     assert_eq!(b.bytes(), [0, 0, 0x80, 0x3f, 0, 0, 0, 0xc0]);
@@ -146,9 +146,9 @@ fn bitcast_convert_reinterprets_little_endian_bytes() {
 
 #[test]
 fn reduce_precision_matches_bf16_and_f16_rounding() {
-    let vals: Vec<f32> = vec![1.0 + 2f32.powi(-8), 1.0 + 3.0 * 2f32.powi(-8), 3.14159, -2.71828, 1e30, -1e-30, 65504.0, 70000.0, 1e-5];
+    let vals: Vec<f32> = vec![1.0 + 2f32.powi(-8), 1.0 + 3.0 * 2f32.powi(-8), 3.3, -2.2, 1e30, -1e-30, 65504.0, 70000.0, 1e-5];
     let x = f32s(&[vals.len() as i64], &vals);
-    let bf = to_f32(&run_op(OpKind::ReducePrecision { exponent_bits: 8, mantissa_bits: 7 }, &[x.clone()], Type::tensor(vec![vals.len() as i64], F32)).unwrap());
+    let bf = to_f32(&run_op(OpKind::ReducePrecision { exponent_bits: 8, mantissa_bits: 7 }, std::slice::from_ref(&x), Type::tensor(vec![vals.len() as i64], F32)).unwrap());
     let want: Vec<f32> = vals.iter().map(|&v| half::bf16::from_f32(v).to_f32()).collect();
     assert_eq!(bf, want);
     let h = to_f32(&run_op(OpKind::ReducePrecision { exponent_bits: 5, mantissa_bits: 10 }, &[x], Type::tensor(vec![vals.len() as i64], F32)).unwrap());
@@ -254,4 +254,33 @@ fn check_supported_agrees_with_running() {
         agree(OpKind::Compare { direction: D::Lt, compare_type: None }, vec![x.clone(), x.clone()], Pred);
     }
     assert_eq!(checked, 17 * (25 + 16 + 1));
+}
+
+fn sub_byte(elem: ElementType, bytes: &[u8]) -> Tensor {
+    Tensor::from_bytes(TensorType::new(vec![bytes.len() as i64], elem), bytes).unwrap()
+}
+
+#[test]
+fn sub_byte_integers_wrap_and_saturate_at_their_width() {
+    // S4 is stored sign-extended, one per byte.
+    let x = sub_byte(S4, &[7, (-8i8) as u8, 3]);
+    let y = sub_byte(S4, &[1, (-1i8) as u8, 4]);
+    assert_eq!(to_i8(&bin(B::Add, x.clone(), y.clone())), [-8, 7, 7]);
+    assert_eq!(to_i8(&bin(B::Multiply, x, y)), [7, -8, -4]);
+    assert_eq!(bin(B::Add, sub_byte(U4, &[15, 9]), sub_byte(U4, &[1, 9])).bytes(), [0, 2]);
+    assert_eq!(bin(B::Add, sub_byte(U2, &[3]), sub_byte(U2, &[2])).bytes(), [1]);
+    assert_eq!(to_i8(&convert(f32s(&[3], &[9.7, -9.7, -3.5]), S4)), [7, -8, -3]);
+    assert_eq!(to_i8(&un(U::PopulationCount, sub_byte(S4, &[(-1i8) as u8]), S4)), [4]);
+    assert_eq!(un(U::CountLeadingZeros, sub_byte(U4, &[1, 0]), U4).bytes(), [3, 4]);
+    // A byte with stray high bits reads as its 4-bit value.
+    assert_eq!(to_i8(&un(U::Negate, sub_byte(S4, &[0x0F]), S4)), [1]);
+    assert_eq!(compare(D::Lt, CT::Unsigned, sub_byte(U4, &[15]), sub_byte(U4, &[2])), [false]);
+}
+
+#[test]
+fn complex_maximum_and_minimum_are_lexicographic() {
+    let z = bin(B::Complex, f32s(&[2], &[1.0, 2.0]), f32s(&[2], &[5.0, -1.0]));
+    let w = bin(B::Complex, f32s(&[2], &[1.0, 1.0]), f32s(&[2], &[6.0, 9.0]));
+    assert_eq!(c64_parts(&bin(B::Maximum, z.clone(), w.clone())), [1.0, 6.0, 2.0, -1.0]);
+    assert_eq!(c64_parts(&bin(B::Minimum, z, w)), [1.0, 5.0, 1.0, 9.0]);
 }

@@ -33,7 +33,16 @@ fn sample_io(name: &str) -> Option<(Vec<Tensor>, Vec<Tensor>)> {
 }
 
 fn check_sample(name: &str, functions: Vec<apu_compiler::ir::Function>, rtol: f32, atol: f32) {
+    check_sample_outputs(name, functions, None, rtol, atol)
+}
+
+/// Like [`check_sample`], comparing the program's results with the expected outputs `which`.
+fn check_sample_outputs(name: &str, functions: Vec<apu_compiler::ir::Function>, which: Option<&[usize]>, rtol: f32, atol: f32) {
     let Some((inputs, outputs)) = sample_io(name) else { return };
+    let outputs: Vec<Tensor> = match which {
+        Some(w) => w.iter().map(|&i| outputs[i].clone()).collect(),
+        None => outputs,
+    };
     let m = module(functions);
     interp::check_supported(&m).unwrap();
     let got = interp::run(&m, &inputs).unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -319,4 +328,227 @@ fn sample_sort() {
     let s = b.op(OpKind::Call { callee: "sort".into() }, &[x], tt(&[4, 6], F32));
     let a = b.op(OpKind::Call { callee: "argsort".into() }, &[x], tt(&[4, 6], S32));
     check_sample("sort", vec![b.finish(&[s, a]), sort, argsort], 0.0, 0.0);
+}
+
+#[test]
+fn sample_scan_cumsum() {
+    let mut index = FnBuilder::new("dynamic_index_in_dim");
+    let xs = index.param(tt(&[5], F32));
+    let i = index.param(tt(&[], S32));
+    let s = index.op(OpKind::DynamicSlice { slice_sizes: vec![1] }, &[xs, i], tt(&[1], F32));
+    let s = index.op(OpKind::Reshape, &[s], tt(&[], F32));
+    let index = index.finish(&[s]);
+
+    let mut step = FnBuilder::new("closed_call");
+    let c = step.param(tt(&[], F32));
+    let x = step.param(tt(&[], F32));
+    let sum = step.op(OpKind::Binary(BinaryOp::Add), &[c, x], tt(&[], F32));
+    let two = scalar_f32(&mut step, 2.0);
+    let twice = step.op(OpKind::Binary(BinaryOp::Multiply), &[sum, two], tt(&[], F32));
+    let step = step.finish(&[sum, twice]);
+
+    let mut update = FnBuilder::new("dynamic_update_index_in_dim");
+    let ys = update.param(tt(&[5], F32));
+    let y = update.param(tt(&[], F32));
+    let i = update.param(tt(&[], S32));
+    let y = update.op(OpKind::BroadcastInDim { broadcast_dimensions: vec![] }, &[y], tt(&[1], F32));
+    let r = update.op(OpKind::DynamicUpdateSlice, &[ys, y, i], tt(&[5], F32));
+    let update = update.finish(&[r]);
+
+    let mut b = FnBuilder::new("main");
+    let xs = b.param(tt(&[5], F32));
+    let zero = scalar_f32(&mut b, 0.0);
+    let zeros = bcast(&mut b, zero, &[], &[5]);
+    let c0 = scalar_i32(&mut b, 0);
+    let state = [tt(&[5], F32), tt(&[], S32), tt(&[], F32), tt(&[5], F32)];
+    let cond = b.region(&state, |b, p| {
+        let five = scalar_i32(b, 5);
+        vec![cmp(b, Dir::Lt, ComparisonType::Signed, p[1], five, &[])]
+    });
+    let body = b.region(&state, |b, p| {
+        let x = b.op(OpKind::Call { callee: "dynamic_index_in_dim".into() }, &[p[0], p[1]], tt(&[], F32));
+        let r = b.ops(OpKind::Call { callee: "closed_call".into() }, &[p[2], x], &[tt(&[], F32), tt(&[], F32)], vec![]);
+        let ys = b.op(OpKind::Call { callee: "dynamic_update_index_in_dim".into() }, &[p[3], r[1], p[1]], tt(&[5], F32));
+        let one = scalar_i32(b, 1);
+        let i = b.op(OpKind::Binary(BinaryOp::Add), &[p[1], one], tt(&[], S32));
+        vec![p[0], i, r[0], ys]
+    });
+    let r = b.ops(OpKind::While, &[xs, c0, zero, zeros], &state, vec![cond, body]);
+    check_sample("scan_cumsum", vec![b.finish(&[r[2], r[3]]), index, step, update], 1e-5, 1e-6);
+}
+
+/// misc_ops without its `chlo.erf` composite (out2), whose decomposition the portable artifact
+/// holds as a long polynomial: argmax (variadic reduce), where + concatenate + strided slice,
+/// the bf16 round trip and cumsum (reduce_window).
+#[test]
+fn sample_misc_ops_without_erf() {
+    let s = |e| tt(&[], e);
+    let mut argmax = FnBuilder::new("argmax");
+    let x = argmax.param(tt(&[6, 5], F32));
+    let iota = argmax.op(OpKind::Iota { dimension: 1 }, &[], tt(&[6, 5], S32));
+    let ninf = scalar_f32(&mut argmax, f32::NEG_INFINITY);
+    let zero = scalar_i32(&mut argmax, 0);
+    let reducer = argmax.region(&[s(F32), s(S32), s(F32), s(S32)], |b, p| {
+        let (a1, a2, a3, a4) = (p[0], p[1], p[2], p[3]);
+        let gt = cmp(b, Dir::Gt, ComparisonType::Float, a1, a3, &[]);
+        let nan = cmp(b, Dir::Ne, ComparisonType::Float, a1, a1, &[]);
+        let take = b.op(OpKind::Binary(BinaryOp::Or), &[gt, nan], s(Pred));
+        let eq = cmp(b, Dir::Eq, ComparisonType::Float, a1, a3, &[]);
+        let lt = cmp(b, Dir::Lt, ComparisonType::Signed, a2, a4, &[]);
+        let tie = b.op(OpKind::Binary(BinaryOp::And), &[eq, lt], s(Pred));
+        let take_i = b.op(OpKind::Binary(BinaryOp::Or), &[take, tie], s(Pred));
+        let v = b.op(OpKind::Select, &[take, a1, a3], s(F32));
+        let i = b.op(OpKind::Select, &[take_i, a2, a4], s(S32));
+        vec![v, i]
+    });
+    let r = argmax.ops(OpKind::Reduce { dimensions: vec![1] }, &[x, iota, ninf, zero], &[tt(&[6], F32), tt(&[6], S32)], vec![reducer]);
+    let argmax = argmax.finish(&[r[1]]);
+
+    let mut cumsum = FnBuilder::new("cumsum");
+    let x = cumsum.param(tt(&[6, 5], F32));
+    let zero = scalar_f32(&mut cumsum, 0.0);
+    let add = cumsum.binary_region(BinaryOp::Add, F32);
+    let kind = OpKind::ReduceWindow {
+        window_dimensions: vec![6, 1],
+        window_strides: vec![1, 1],
+        base_dilations: vec![1, 1],
+        window_dilations: vec![1, 1],
+        padding: vec![(5, 0), (0, 0)],
+    };
+    let r = cumsum.ops(kind, &[x, zero], &[tt(&[6, 5], F32)], vec![add])[0];
+    let cumsum = cumsum.finish(&[r]);
+
+    let mut b = FnBuilder::new("main");
+    let x = b.param(tt(&[6, 5], F32));
+    let am = b.op(OpKind::Call { callee: "argmax".into() }, &[x], tt(&[6], S32));
+    let zero = scalar_f32(&mut b, 0.0);
+    let zeros = bcast(&mut b, zero, &[], &[6, 5]);
+    let pos = cmp(&mut b, Dir::Gt, ComparisonType::Float, x, zeros, &[6, 5]);
+    let neg = b.op(OpKind::Unary(UnaryOp::Negate), &[x], tt(&[6, 5], F32));
+    let w = b.op(OpKind::Select, &[pos, x, neg], tt(&[6, 5], F32));
+    let cat = b.op(OpKind::Concatenate { dimension: 0 }, &[x, w], tt(&[12, 5], F32));
+    let sl = b.op(OpKind::Slice { start_indices: vec![0, 0], limit_indices: vec![12, 5], strides: vec![1, 2] }, &[cat], tt(&[12, 3], F32));
+    let h = b.op(OpKind::Convert, &[x], tt(&[6, 5], BF16));
+    let h = b.op(OpKind::Convert, &[h], tt(&[6, 5], F32));
+    let cs = b.op(OpKind::Call { callee: "cumsum".into() }, &[x], tt(&[6, 5], F32));
+    check_sample_outputs("misc_ops", vec![b.finish(&[am, sl, h, cs]), argmax, cumsum], Some(&[0, 1, 3, 4]), 1e-5, 1e-6);
+}
+
+/// Shorthands for transcribing a long pretty-printed program.
+struct Tx<'a> {
+    b: &'a mut FnBuilder,
+}
+
+impl Tx<'_> {
+    fn bin(&mut self, op: BinaryOp, x: ValueId, y: ValueId, shape: &[i64]) -> ValueId {
+        self.b.op(OpKind::Binary(op), &[x, y], tt(shape, F32))
+    }
+    fn bc(&mut self, x: ValueId, dims: &[i64], shape: &[i64]) -> ValueId {
+        bcast(self.b, x, dims, shape)
+    }
+    fn cst(&mut self, v: f32) -> ValueId {
+        scalar_f32(self.b, v)
+    }
+    fn reduce(&mut self, op: BinaryOp, x: ValueId, init: f32, dim: i64, shape: &[i64]) -> ValueId {
+        let init = self.cst(init);
+        let body = self.b.binary_region(op, F32);
+        self.b.ops(OpKind::Reduce { dimensions: vec![dim] }, &[x, init], &[tt(shape, F32)], vec![body])[0]
+    }
+    fn dot(&mut self, x: ValueId, y: ValueId, lc: i64, rc: i64, shape: &[i64]) -> ValueId {
+        let kind = OpKind::DotGeneral {
+            dims: DotDims { lhs_contracting: vec![lc], rhs_contracting: vec![rc], ..Default::default() },
+            precision: vec![Precision::Default; 2],
+            preferred_element_type: None,
+        };
+        self.b.op(kind, &[x, y], tt(shape, F32))
+    }
+    fn reshape(&mut self, x: ValueId, shape: &[i64]) -> ValueId {
+        self.b.op(OpKind::Reshape, &[x], tt(shape, F32))
+    }
+    fn transpose(&mut self, x: ValueId, shape: &[i64]) -> ValueId {
+        self.b.op(OpKind::Transpose { permutation: vec![1, 0] }, &[x], tt(shape, F32))
+    }
+}
+
+/// `jax.grad` of mean(mlp_relu_softmax(...)**2): transcribed op by op from
+/// `mlp_grad.stablehlo.mlir` (value numbers in the comments).
+#[test]
+fn sample_mlp_grad() {
+    use BinaryOp::*;
+    let mut relu = FnBuilder::new("relu");
+    let x = relu.param(tt(&[2, 16], F32));
+    let z = scalar_f32(&mut relu, 0.0);
+    let z = bcast(&mut relu, z, &[], &[2, 16]);
+    let r = relu.op(OpKind::Binary(Maximum), &[x, z], tt(&[2, 16], F32));
+    let relu = relu.finish(&[r]);
+
+    let mut b = FnBuilder::new("main");
+    let a0 = b.param(tt(&[2, 8], F32));
+    let a1 = b.param(tt(&[8, 16], F32));
+    let a2 = b.param(tt(&[16], F32));
+    let a3 = b.param(tt(&[16, 4], F32));
+    let a4 = b.param(tt(&[4], F32));
+    let mut t = Tx { b: &mut b };
+    let v0 = t.dot(a0, a1, 1, 0, &[2, 16]);
+    let v1 = t.bc(a2, &[1], &[1, 16]);
+    let v2 = t.bc(v1, &[0, 1], &[2, 16]);
+    let v3 = t.bin(Add, v0, v2, &[2, 16]);
+    let v4 = t.b.op(OpKind::Call { callee: "relu".into() }, &[v3], tt(&[2, 16], F32));
+    let c = t.cst(0.0);
+    let v5 = t.bc(c, &[], &[2, 16]);
+    let v6 = cmp(t.b, Dir::Gt, ComparisonType::Float, v3, v5, &[2, 16]);
+    let v7 = t.dot(v4, a3, 1, 0, &[2, 4]);
+    let v8 = t.bc(a4, &[1], &[1, 4]);
+    let v9 = t.bc(v8, &[0, 1], &[2, 4]);
+    let v10 = t.bin(Add, v7, v9, &[2, 4]);
+    let v11 = t.reduce(Maximum, v10, f32::NEG_INFINITY, 1, &[2]);
+    let c = t.cst(f32::NEG_INFINITY);
+    let v12 = t.bc(c, &[], &[2]);
+    let v13 = t.bin(Maximum, v12, v11, &[2]);
+    let v14 = t.bc(v13, &[0], &[2, 1]);
+    let v15 = t.bc(v14, &[0, 1], &[2, 4]);
+    let v16 = t.bin(Subtract, v10, v15, &[2, 4]);
+    let v17 = t.b.op(OpKind::Unary(UnaryOp::Exponential), &[v16], tt(&[2, 4], F32));
+    let v18 = t.reduce(Add, v17, 0.0, 1, &[2]);
+    let v19 = t.bc(v18, &[0], &[2, 1]);
+    let v20 = t.bc(v19, &[0, 1], &[2, 4]);
+    let v21 = t.bin(Divide, v17, v20, &[2, 4]);
+    let v22 = t.bin(Multiply, v19, v19, &[2, 1]);
+    let c = t.cst(1.0);
+    let v23 = t.bc(c, &[], &[2, 1]);
+    let v24 = t.bin(Divide, v23, v22, &[2, 1]);
+    let c = t.cst(2.0);
+    let v25 = t.bc(c, &[], &[2, 4]);
+    let v26 = t.bin(Multiply, v25, v21, &[2, 4]);
+    let (c5, c6) = (t.cst(1.0), t.cst(8.0));
+    let v27 = t.bin(Divide, c5, c6, &[]);
+    let v28 = t.bc(v27, &[], &[2, 4]);
+    let v29 = t.bin(Multiply, v28, v26, &[2, 4]);
+    let v30 = t.bc(v24, &[0, 1], &[2, 4]);
+    let v31 = t.bin(Multiply, v29, v30, &[2, 4]);
+    let v32 = t.bin(Multiply, v31, v17, &[2, 4]);
+    let v33 = t.reduce(Add, v32, 0.0, 1, &[2]);
+    let v34 = t.reshape(v33, &[2, 1]);
+    let v35 = t.b.op(OpKind::Unary(UnaryOp::Negate), &[v34], tt(&[2, 1], F32));
+    let v36 = t.bc(v19, &[0, 1], &[2, 4]);
+    let v37 = t.bin(Divide, v29, v36, &[2, 4]);
+    let v38 = t.reduce(Add, v35, 0.0, 1, &[2]);
+    let v39 = t.bc(v38, &[0], &[2, 4]);
+    let v40 = t.bin(Add, v37, v39, &[2, 4]);
+    let v41 = t.bin(Multiply, v40, v17, &[2, 4]);
+    let v42 = t.reduce(Add, v41, 0.0, 0, &[4]);
+    let v43 = t.reshape(v42, &[1, 4]);
+    let v44 = t.reduce(Add, v43, 0.0, 0, &[4]);
+    let v45 = t.dot(v41, v4, 0, 0, &[4, 16]);
+    let v46 = t.transpose(v45, &[16, 4]);
+    let v47 = t.dot(v41, a3, 1, 1, &[2, 16]);
+    let c = t.cst(0.0);
+    let v48 = t.bc(c, &[], &[2, 16]);
+    let v49 = t.b.op(OpKind::Select, &[v6, v47, v48], tt(&[2, 16], F32));
+    let v50 = t.reduce(Add, v49, 0.0, 0, &[16]);
+    let v51 = t.reshape(v50, &[1, 16]);
+    let v52 = t.reduce(Add, v51, 0.0, 0, &[16]);
+    let v53 = t.dot(v49, a0, 0, 0, &[16, 8]);
+    let v54 = t.transpose(v53, &[8, 16]);
+    check_sample("mlp_grad", vec![b.finish(&[v54, v52, v46, v44]), relu], 1e-5, 1e-6);
 }
