@@ -1,9 +1,9 @@
 //! PJRT C-ABI conformance suite (cases in tests/conformance/, documented in
 //! docs/conformance-suite.md).
 //!
-//! - `apu_plugin`: every case against apu's own library: `APU_PJRT_PLUGIN`, or else the
-//!   `libapu.so` cargo built next to this test binary. Skipped while that library does not export
-//!   `GetPjrtApi`.
+//! - `apu_plugin`: every case against apu's own library: `APU_PJRT_PLUGIN`, or else the newest
+//!   of `target/{debug,release}/libapu.so` (build it first: `cargo build --lib`). Skipped while
+//!   that library does not exist or does not export `GetPjrtApi`.
 //! - `xla_cpu_plugin`: the shared cases against XLA's own CPU plugin: `APU_XLA_CPU_PLUGIN`, or
 //!   else the copy fetched by `scripts/fetch-xla-cpu-plugin.sh`. Skipped when absent.
 //!
@@ -21,10 +21,41 @@ fn apu_library() -> (PathBuf, bool) {
     if let Some(path) = std::env::var_os("APU_PJRT_PLUGIN") {
         return (PathBuf::from(path), true);
     }
-    // target/<profile>/deps/conformance-<hash> -> target/<profile>/libapu.so
-    let exe = std::env::current_exe().expect("test binary path");
-    let profile_dir = exe.parent().and_then(|deps| deps.parent()).expect("target/<profile>");
-    (profile_dir.join("libapu.so"), false)
+    // Integration tests link the rlib; the cdylib exists only after `cargo build` (debug) or
+    // `cargo build --release`. Take the most recently built one.
+    let target = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target");
+    let candidates = [target.join("debug/libapu.so"), target.join("release/libapu.so")];
+    let newest = candidates
+        .iter()
+        .filter_map(|p| Some((std::fs::metadata(p).ok()?.modified().ok()?, p.clone())))
+        .max()
+        .map(|(_, p)| p)
+        .unwrap_or_else(|| candidates[0].clone());
+    warn_if_stale(&newest);
+    (newest, false)
+}
+
+/// A library older than the sources it was built from tests yesterday's code.
+fn warn_if_stale(library: &std::path::Path) {
+    let Ok(built) = std::fs::metadata(library).and_then(|m| m.modified()) else { return };
+    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src");
+    let newest_source = walk_newest(&src);
+    if newest_source.is_some_and(|t| t > built) {
+        println!(
+            "warning: {} is older than src/; run `cargo build --lib` (or set APU_PJRT_PLUGIN)",
+            library.display()
+        );
+    }
+}
+
+fn walk_newest(dir: &std::path::Path) -> Option<std::time::SystemTime> {
+    let mut newest = None;
+    for entry in std::fs::read_dir(dir).ok()?.flatten() {
+        let path = entry.path();
+        let t = if path.is_dir() { walk_newest(&path) } else { entry.metadata().ok()?.modified().ok() };
+        newest = newest.max(t);
+    }
+    newest
 }
 
 fn xla_cpu_library() -> (PathBuf, bool) {

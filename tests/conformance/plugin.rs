@@ -107,6 +107,18 @@ impl Plugin {
         self.api
     }
 
+    /// The table size the plugin declares (its header version's PJRT_Api_STRUCT_SIZE).
+    pub fn api_struct_size(&self) -> usize {
+        // SAFETY: the head of the table (struct_size, extension_start, version) always exists.
+        unsafe { std::ptr::addr_of!((*self.api).struct_size).read() }
+    }
+
+    /// The (major, minor) version the plugin reports.
+    pub fn version(&self) -> (i32, i32) {
+        let v = unsafe { std::ptr::addr_of!((*self.api).pjrt_api_version).read() };
+        (v.major_version, v.minor_version)
+    }
+
     /// Converts a returned `PJRT_Error*` into a Result, destroying the error object.
     pub fn check(&self, error: *mut PJRT_Error) -> Result<(), PjrtError> {
         match self.read_error(error) {
@@ -166,15 +178,25 @@ pub unsafe fn bytes_to_string(data: *const std::os::raw::c_char, len: usize) -> 
 }
 
 /// Calls one function-table slot with a mutable args struct and converts the returned error.
-/// A NULL slot becomes an error (so a case fails instead of crashing).
+/// A NULL slot, or one beyond the plugin's `PJRT_Api.struct_size` (an older plugin), becomes an
+/// UNIMPLEMENTED error, so a case fails or skips instead of reading past the table.
 #[macro_export]
 macro_rules! pjrt_call {
     ($plugin:expr, $slot:ident, $args:expr) => {{
         let plugin: &$crate::conformance::plugin::Plugin = $plugin;
-        match plugin.api().$slot {
+        let table = plugin.raw_api();
+        let offset = std::mem::offset_of!(apu_pjrt_api::PJRT_Api, $slot);
+        let in_table = offset + std::mem::size_of::<usize>() <= plugin.api_struct_size();
+        // SAFETY: the slot lies inside the table the plugin declared.
+        let function = if in_table { unsafe { std::ptr::addr_of!((*table).$slot).read() } } else { None };
+        match function {
             None => Err($crate::conformance::plugin::PjrtError {
                 code: apu_pjrt_api::PJRT_Error_Code_UNIMPLEMENTED,
-                message: concat!(stringify!($slot), " slot is NULL").to_string(),
+                message: if in_table {
+                    concat!(stringify!($slot), " slot is NULL").to_string()
+                } else {
+                    concat!(stringify!($slot), " lies beyond the plugin's PJRT_Api.struct_size").to_string()
+                },
             }),
             Some(f) => plugin.check(unsafe { f($args) }),
         }
