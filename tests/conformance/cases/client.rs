@@ -139,3 +139,32 @@ pub fn lookup_unknown_device(plugin: &Plugin) -> CaseResult {
     }
     Ok(())
 }
+
+/// Default device assignment for one replica and one partition, and the too-small buffer error
+/// (upstream GetDefaultDeviceAssignment tests).
+pub fn default_device_assignment(plugin: &Plugin) -> CaseResult {
+    let client = Client::create(plugin)?;
+    let mut assignment = [-1i32; 1];
+    let mut args = pjrt_args!(PJRT_Client_DefaultDeviceAssignment_Args {
+        client: client.raw,
+        num_replicas: 1,
+        num_partitions: 1,
+        default_assignment_size: 1,
+        default_assignment: assignment.as_mut_ptr(),
+    });
+    pjrt_call!(plugin, PJRT_Client_DefaultDeviceAssignment, &mut args)?;
+    let id = assignment[0];
+    ensure!(client.lookup_device(id).is_ok(), "assigned device id {id} is not a device");
+    let mut small = pjrt_args!(PJRT_Client_DefaultDeviceAssignment_Args {
+        client: client.raw,
+        num_replicas: 1,
+        num_partitions: 1,
+        default_assignment_size: 0,
+        default_assignment: assignment.as_mut_ptr(),
+    });
+    match pjrt_call!(plugin, PJRT_Client_DefaultDeviceAssignment, &mut small) {
+        Ok(()) => bail!("an assignment buffer of size 0 was accepted for 1 replica x 1 partition"),
+        Err(e) => ensure!(e.code == PJRT_Error_Code_FAILED_PRECONDITION, "{e}"),
+    }
+    Ok(())
+}

@@ -5,6 +5,8 @@ pub mod api;
 pub mod buffers;
 pub mod client;
 pub mod events;
+pub mod host_access;
+pub mod outputs;
 pub mod programs;
 
 use super::runner::{Case, Scope::*};
@@ -18,6 +20,7 @@ pub const CASES: &[Case] = &[
     Case { name: "platform_name_and_version", scope: Shared, run: client::platform_name_and_version },
     Case { name: "devices_and_memories", scope: Shared, run: client::devices_and_memories },
     Case { name: "lookup_unknown_device", scope: Shared, run: client::lookup_unknown_device },
+    Case { name: "default_device_assignment", scope: Shared, run: client::default_device_assignment },
     Case { name: "round_trip_every_type", scope: Shared, run: buffers::round_trip_every_type },
     Case { name: "round_trip_with_byte_strides", scope: Shared, run: buffers::round_trip_with_byte_strides },
     Case { name: "round_trip_scalar_and_empty", scope: Shared, run: buffers::round_trip_scalar_and_empty },
@@ -25,6 +28,8 @@ pub const CASES: &[Case] = &[
     Case { name: "to_host_with_layout", scope: Shared, run: buffers::to_host_with_layout },
     Case { name: "buffer_metadata", scope: Shared, run: buffers::buffer_metadata },
     Case { name: "delete_and_use_after_delete", scope: Shared, run: buffers::delete_and_use_after_delete },
+    Case { name: "is_on_cpu_direct_access", scope: Shared, run: host_access::is_on_cpu_direct_access },
+    Case { name: "on_device_size", scope: Shared, run: host_access::on_device_size },
     Case { name: "ready_event_api", scope: Shared, run: events::ready_event_api },
     Case { name: "on_ready_from_another_thread", scope: Shared, run: events::on_ready_from_another_thread },
     Case { name: "event_create_and_set", scope: Shared, run: events::event_create_and_set },
@@ -38,6 +43,8 @@ pub const CASES: &[Case] = &[
     Case { name: "add_hlo_proto", scope: Shared, run: programs::add_hlo_proto },
     Case { name: "compile_on_another_thread_with_extension", scope: Shared, run: programs::compile_on_another_thread_with_extension },
     Case { name: "executable_metadata", scope: Shared, run: programs::executable_metadata },
+    Case { name: "executable_output_metadata", scope: Shared, run: outputs::executable_output_metadata },
+    Case { name: "multiple_outputs_while_loop", scope: Shared, run: outputs::multiple_outputs_while_loop },
     Case { name: "execute_wrong_arguments", scope: Shared, run: programs::execute_wrong_arguments },
     Case { name: "execute_with_deleted_input", scope: Shared, run: programs::execute_with_deleted_input },
     Case { name: "newer_caller_struct_sizes", scope: Shared, run: programs::newer_caller_struct_sizes },

@@ -152,6 +152,7 @@ fn expect_compile_error(plugin: &Plugin, code: &[u8], format: &str, options: &[u
     match client.compile(code, format, options) {
         Ok(_) => bail!("compiling an invalid program succeeded (format {format:?}, {} bytes)", code.len()),
         Err(e) => {
+            println!("    compile error as expected: {e}");
             ensure!(e.code != PJRT_Error_Code_OK, "error with code OK");
             ensure!(!e.message.is_empty(), "error without message");
             Ok(e)
@@ -191,11 +192,15 @@ pub fn compile_invalid_options(plugin: &Plugin) -> CaseResult {
 fn expect_execute_error<'p>(executable: &LoadedExecutable<'p>, inputs: &[&Buffer<'p>]) -> anyhow::Result<()> {
     match executable.execute(inputs, &mut default_execute_options()) {
         Err(e) => {
+            println!("    execute error as expected: {e}");
             ensure!(!e.message.is_empty(), "Execute error without message");
             Ok(())
         }
         Ok(run) => match run.complete.as_ref().map(|c| c.await_ready()) {
-            Some(Ok(Err(_))) => Ok(()),
+            Some(Ok(Err(e))) => {
+                println!("    execution completed with the expected error: {e}");
+                Ok(())
+            }
             _ => bail!("Execute with bad arguments succeeded ({} outputs)", run.outputs.len()),
         },
     }
