@@ -198,7 +198,11 @@ macro_rules! pjrt_call {
                     concat!(stringify!($slot), " lies beyond the plugin's PJRT_Api.struct_size").to_string()
                 },
             }),
-            Some(f) => plugin.check(unsafe { f($args) }),
+            Some(f) => {
+                let args = $args;
+                // SAFETY: `args` is a valid args struct of the slot's type, set up by the caller.
+                plugin.check(unsafe { f(args) })
+            }
         }
     }};
 }

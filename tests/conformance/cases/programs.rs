@@ -115,7 +115,7 @@ pub fn compile_on_another_thread_with_extension(plugin: &Plugin) -> CaseResult {
             .spawn(move || {
                 let ext = extension_ptr;
                 let (client, code, case) = (client_ref, code_ref, case_ref);
-                client.compile_with_extension(&code, "mlir", &case.options, ext.0 as *mut PJRT_Extension_Base)
+                client.compile_with_extension(code, "mlir", &case.options, ext.0 as *mut PJRT_Extension_Base)
             })
             .join()
             .expect("compile thread panicked")
