@@ -26,6 +26,26 @@ pub const BYTE_ALIGNED_TYPES: [(PJRT_Buffer_Type, &str, usize); 15] = [
     (PJRT_Buffer_Type_C128, "C128", 16),
 ];
 
+/// One-byte floating-point types (any byte pattern that is not NaN round-trips) and sub-byte
+/// types, which travel one element per byte on the host (value in the low bits).
+pub const NARROW_TYPES: [(PJRT_Buffer_Type, &str, u8); 15] = [
+    (PJRT_Buffer_Type_F8E5M2, "F8E5M2", 0xFF),
+    (PJRT_Buffer_Type_F8E4M3FN, "F8E4M3FN", 0xFF),
+    (PJRT_Buffer_Type_F8E4M3B11FNUZ, "F8E4M3B11FNUZ", 0xFF),
+    (PJRT_Buffer_Type_F8E5M2FNUZ, "F8E5M2FNUZ", 0xFF),
+    (PJRT_Buffer_Type_F8E4M3FNUZ, "F8E4M3FNUZ", 0xFF),
+    (PJRT_Buffer_Type_F8E4M3, "F8E4M3", 0xFF),
+    (PJRT_Buffer_Type_F8E3M4, "F8E3M4", 0xFF),
+    (PJRT_Buffer_Type_F8E8M0FNU, "F8E8M0FNU", 0xFF),
+    (PJRT_Buffer_Type_S4, "S4", 0x0F),
+    (PJRT_Buffer_Type_U4, "U4", 0x0F),
+    (PJRT_Buffer_Type_S2, "S2", 0x03),
+    (PJRT_Buffer_Type_U2, "U2", 0x03),
+    (PJRT_Buffer_Type_F4E2M1FN, "F4E2M1FN", 0x0F),
+    (PJRT_Buffer_Type_S1, "S1", 0x01),
+    (PJRT_Buffer_Type_U1, "U1", 0x01),
+];
+
 const SEMANTICS: [(PJRT_HostBufferSemantics, &str); 3] = [
     (PJRT_HostBufferSemantics_kImmutableOnlyDuringCall, "kImmutableOnlyDuringCall"),
     (PJRT_HostBufferSemantics_kImmutableUntilTransferCompletes, "kImmutableUntilTransferCompletes"),
@@ -130,6 +150,29 @@ pub fn round_trip_every_type(plugin: &Plugin) -> CaseResult {
         for (semantics, sem_name) in SEMANTICS {
             round_trip(&client, ty, elem, semantics, false).with_context(|| format!("{name} with {sem_name}"))?;
         }
+    }
+    Ok(())
+}
+
+/// Narrow types: small finite values (sign-extended for signed sub-byte ints, as numpy's
+/// ml_dtypes stores them) survive a host round trip, compared on the element's own bits.
+pub fn round_trip_narrow_types(plugin: &Plugin) -> CaseResult {
+    let client = Client::create(plugin)?;
+    for (ty, name, mask) in NARROW_TYPES {
+        let signed = matches!(ty, PJRT_Buffer_Type_S4 | PJRT_Buffer_Type_S2 | PJRT_Buffer_Type_S1);
+        let values: Vec<u8> = (0u8..6)
+            .map(|v| {
+                let raw = (v * 3 + 1) & mask & 0x3F; // finite in every 8-bit float format
+                if signed && raw & ((mask >> 1) + 1) != 0 { raw | !mask } else { raw }
+            })
+            .collect();
+        let buffer = client.upload(&values, ty, &[2, 3]).with_context(|| format!("{name}: upload"))?;
+        ensure!(buffer.element_type()? == ty, "{name}: element type {}", buffer.element_type()?);
+        let back = buffer.to_host(values.len()).with_context(|| format!("{name}: read back"))?;
+        // Only the element's own bits are significant: XLA returns S4/S2 values without sign
+        // extension (0x0A for an input byte 0xFA), which ml_dtypes reads as the same number.
+        let significant = |bytes: &[u8]| bytes.iter().map(|b| b & mask).collect::<Vec<u8>>();
+        ensure!(significant(&back) == significant(&values), "{name}: {back:?} read back for {values:?}");
     }
     Ok(())
 }

@@ -22,6 +22,7 @@ pub const CASES: &[Case] = &[
     Case { name: "lookup_unknown_device", scope: Shared, run: client::lookup_unknown_device },
     Case { name: "default_device_assignment", scope: Shared, run: client::default_device_assignment },
     Case { name: "round_trip_every_type", scope: Shared, run: buffers::round_trip_every_type },
+    Case { name: "round_trip_narrow_types", scope: Shared, run: buffers::round_trip_narrow_types },
     Case { name: "round_trip_with_byte_strides", scope: Shared, run: buffers::round_trip_with_byte_strides },
     Case { name: "round_trip_scalar_and_empty", scope: Shared, run: buffers::round_trip_scalar_and_empty },
     Case { name: "to_host_size_query", scope: Shared, run: buffers::to_host_size_query },
