@@ -416,5 +416,6 @@ impl Drop for Executable<'_> {
 unsafe impl Send for Client<'_> {}
 unsafe impl Sync for Client<'_> {}
 unsafe impl Send for LoadedExecutable<'_> {}
+unsafe impl Sync for LoadedExecutable<'_> {}
 unsafe impl Send for Buffer<'_> {}
 unsafe impl Send for Event<'_> {}

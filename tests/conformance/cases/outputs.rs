@@ -83,3 +83,55 @@ pub fn multiple_outputs_while_loop(plugin: &Plugin) -> CaseResult {
     }
     Ok(())
 }
+
+/// Several threads executing the same executable at once (jaxlib dispatches from any thread).
+pub fn concurrent_executions(plugin: &Plugin) -> CaseResult {
+    let case = super::programs::add_case()?;
+    let client = Client::create(plugin)?;
+    let executable = client.compile(&jax_sample("add.vhlo_v1_13_7.mlirbc")?, "mlir", &case.options)?;
+    let f32_bytes = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let (client_ref, executable_ref, case_ref) = (&client, &executable, &case);
+    let results: Vec<anyhow::Result<()>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..4)
+            .map(|worker| {
+                scope.spawn(move || -> anyhow::Result<()> {
+                    for round in 0..5 {
+                        let a = client_ref.upload(&f32_bytes(&case_ref.in0), PJRT_Buffer_Type_F32, &[8])?;
+                        let b = client_ref.upload(&f32_bytes(&case_ref.in1), PJRT_Buffer_Type_F32, &[8])?;
+                        let run = executable_ref.execute(&[&a, &b], &mut default_execute_options())?;
+                        run.complete.as_ref().context("no completion event")?.await_ready()?.context("execution error")?;
+                        let got = run.outputs.first().context("no output")?.to_host(32)?;
+                        ensure!(got == f32_bytes(&case_ref.expected), "worker {worker} round {round}: wrong result");
+                    }
+                    Ok(())
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().unwrap_or_else(|_| Err(anyhow::anyhow!("worker panicked")))).collect()
+    });
+    for result in results {
+        result?;
+    }
+    Ok(())
+}
+
+/// Buffer_CopyToMemory (what `jax.device_put` to another device or memory kind uses): to the
+/// default memory of the last addressable device (another device when there are several).
+pub fn copy_to_memory(plugin: &Plugin) -> CaseResult {
+    let client = Client::create(plugin)?;
+    let bytes: Vec<u8> = (0u8..24).collect();
+    let source = client.upload(&bytes, PJRT_Buffer_Type_U8, &[4, 6])?;
+    let target_device = *client.addressable_devices()?.last().context("no devices")?;
+    let mut default = pjrt_args!(PJRT_Device_DefaultMemory_Args { device: target_device });
+    pjrt_call!(plugin, PJRT_Device_DefaultMemory, &mut default)?;
+    let mut args = pjrt_args!(PJRT_Buffer_CopyToMemory_Args { buffer: source.raw, dst_memory: default.memory });
+    pjrt_call!(plugin, PJRT_Buffer_CopyToMemory, &mut args)?;
+    let copy = crate::conformance::handles::Buffer { plugin, raw: args.dst_buffer };
+    ensure!(!copy.raw.is_null(), "CopyToMemory returned no buffer");
+    ensure!(copy.memory()? == default.memory, "copy is not in the requested memory");
+    ensure!(copy.device()? == target_device, "copy is not on the requested device");
+    ensure!(copy.dimensions()? == [4, 6], "copy dims {:?}", copy.dimensions()?);
+    ensure!(copy.to_host(24)? == bytes, "copy holds other bytes");
+    ensure!(!source.is_deleted()? && source.to_host(24)? == bytes, "source changed by the copy");
+    Ok(())
+}
