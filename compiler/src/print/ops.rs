@@ -30,6 +30,15 @@ impl FuncPrinter<'_> {
             OpKind::Unary(_) | OpKind::Binary(_) | OpKind::Clamp if all_same && !in_types.is_empty() => {
                 let _ = write!(w, "stablehlo.{} {operands} : {}", op.kind.name(), out_types[0]);
             }
+            OpKind::Binary(crate::ir::BinaryOp::Complex)
+                if out_types.len() == 1
+                    && in_types.len() == 2
+                    && in_types.iter().all(|t| {
+                        matches!((t, &out_types[0]), (Type::Tensor(a), Type::Tensor(r)) if a.shape == r.shape && a.elem == r.elem.real_part() && r.elem.is_complex())
+                    }) =>
+            {
+                let _ = write!(w, "stablehlo.complex {operands} : {}", out_types[0]);
+            }
             OpKind::Unary(_) | OpKind::Binary(_) | OpKind::Clamp => {
                 let _ = write!(w, "stablehlo.{} {operands} : {fn_ty}", op.kind.name());
             }

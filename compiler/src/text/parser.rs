@@ -320,6 +320,8 @@ impl<'a> Parser<'a> {
         let elem_start = self.tok.start;
         let elem = match self.parse_syn_type()? {
             SynType::Scalar(e) => e,
+            // `index` only appears in attributes (custom-call layouts); 64 bits holds it.
+            SynType::Index => ElementType::S64,
             other => return Err(self.err_at(elem_start, format!("expected an element type, found {other}"))),
         };
         if self.eat_punct(",")? {
