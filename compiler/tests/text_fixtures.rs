@@ -23,3 +23,15 @@ fn wide_program_all_forms_agree_and_round_trip() {
     assert_eq!(printed[0], printed[1], "pretty vs debug-info pretty");
     assert_eq!(printed[0], printed[2], "pretty vs generic");
 }
+
+#[test]
+fn sharded_program_keeps_donation_and_skips_shardy_annotations() {
+    let pretty = parse_module(&fixture("sharded.stablehlo.mlir")).unwrap();
+    let generic = parse_module(&fixture("sharded.stablehlo_generic.mlir")).unwrap();
+    assert_eq!(print_module(&pretty), print_module(&generic));
+    let main = pretty.entry_function();
+    assert_eq!(main.arg_attrs[0].aliasing_output, Some(0));
+    assert_eq!(main.arg_attrs[1].aliasing_output, None);
+    assert!(print_module(&pretty).contains("%arg0: tensor<4x4xf32> {tf.aliasing_output = 0 : i32}"));
+    validate(pretty).unwrap();
+}

@@ -237,12 +237,55 @@ impl<'a> Parser<'a> {
                     return Err(self.err_at(self.tok.start, format!("function @{} is defined twice", f.name)));
                 }
                 m.functions.push(f);
+            } else if self.at_sharding_decl() {
+                self.skip_sharding_decl()?;
             } else if self.tok.kind == TokKind::Eof {
                 return Err(self.expected(&format!("'{close}' closing the module")));
             } else {
                 return Err(self.unimplemented_at(self.tok.start, format!("module-level op {} is not supported (apu reads func.func only)", self.tok.describe())));
             }
         }
+        Ok(())
+    }
+
+    /// Shardy mesh declarations (`sdy.mesh @mesh = <["x"=1]>`) say how to split a program over
+    /// devices; apu runs one device, so they carry nothing it needs.
+    fn at_sharding_decl(&self) -> bool {
+        (self.tok.kind == TokKind::BareId || self.tok.kind == TokKind::String) && self.tok.text == "sdy.mesh"
+    }
+
+    fn skip_sharding_decl(&mut self) -> Result<()> {
+        let start = self.tok.start;
+        if self.tok.kind == TokKind::BareId {
+            self.bump()?;
+            self.expect_kind(TokKind::AtId, "a mesh name")?;
+            self.expect_punct("=")?;
+            let at = self.tok.start;
+            if !self.at_punct("<") {
+                return Err(self.expected("'<' starting the mesh"));
+            }
+            self.skip_angles_from(at)?;
+            if self.at_punct("{") {
+                self.parse_dict()?;
+            }
+        } else {
+            self.bump()?;
+            self.expect_punct("(")?;
+            self.expect_punct(")")?;
+            if self.eat_punct("<")? {
+                self.parse_dict()?;
+                self.expect_punct(">")?;
+            }
+            if self.at_punct("{") {
+                self.parse_dict()?;
+            }
+            self.expect_punct(":")?;
+            match self.parse_syn_type()? {
+                SynType::Function(i, o) if i.is_empty() && o.is_empty() => {}
+                other => return Err(self.err_at(start, format!("sdy.mesh must have type () -> (), found {other}"))),
+            }
+        }
+        self.parse_opt_loc()?;
         Ok(())
     }
 

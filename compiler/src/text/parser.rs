@@ -130,6 +130,12 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// Whether the token after the current one is the punctuation `p`.
+    pub fn peek_next_is_punct(&self, p: &str) -> Result<bool> {
+        let mut lx = self.lx.clone();
+        Ok(lx.next_token()?.is_punct(p))
+    }
+
     pub fn enter(&mut self) -> Result<()> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
@@ -592,6 +598,12 @@ impl<'a> Parser<'a> {
             n if n.starts_with("stablehlo.") || n.starts_with("mhlo.") || n.starts_with("chlo.") => {
                 let short = n.split_once('.').map(|x| x.1).unwrap_or(n).to_string();
                 self.expect_punct("<")?;
+                if self.tok.kind == TokKind::BareId && !self.peek_next_is_punct("=")? {
+                    // Enum-style `#stablehlo.result_accuracy_mode<DEFAULT>`.
+                    let v = self.bump()?.text;
+                    self.expect_punct(">")?;
+                    return Ok(Attr::Enum(short, v));
+                }
                 let fields = self.comma_list(">", |p| {
                     let key = p.expect_kind(TokKind::BareId, "a field name")?.text;
                     p.expect_punct("=")?;
@@ -641,6 +653,11 @@ impl<'a> Parser<'a> {
             }
             self.bump()?;
         }
+    }
+
+    /// Skips a balanced `<...>` starting at the current token.
+    pub fn skip_angles_from(&mut self, from: usize) -> Result<String> {
+        self.skip_balanced_angles(from)
     }
 
     fn parse_opaque_call(&mut self) -> Result<Attr> {
