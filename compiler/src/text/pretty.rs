@@ -132,6 +132,16 @@ impl<'a> Parser<'a> {
                 self.parse_opt_attr_dict(&mut syn)?;
                 self.parse_function_types(&mut syn)?;
             }
+            ("chlo", "top_k") => {
+                self.expect_punct("(")?;
+                syn.operands.push(self.parse_operand(fs)?);
+                self.expect_punct(",")?;
+                let k = self.parse_kw_int("k")?;
+                self.expect_punct(")")?;
+                syn.attrs.push(("k".into(), Attr::Int(k as i128, Some(ElementType::S64))));
+                self.parse_opt_attr_dict(&mut syn)?;
+                self.parse_uniform_or_function_types(&mut syn)?;
+            }
             ("chlo", _) => {
                 syn.operands = self.parse_values_until_keyword(fs)?;
                 self.parse_opt_attr_dict(&mut syn)?;

@@ -1,0 +1,67 @@
+//! Runs the text reader and validator over a directory of `.mlir` files named by the environment
+//! variable `APU_TEXT_CORPUS` (for example a checkout of StableHLO's `testdata`), and reports which
+//! files fail and why. Ignored by default: `APU_TEXT_CORPUS=dir cargo test -p apu-compiler --test text_corpus -- --ignored --nocapture`.
+
+use apu_compiler::error::ErrorKind;
+use apu_compiler::print::print_module;
+use apu_compiler::text::parse_module;
+use apu_compiler::valid::validate;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            walk(&p, out);
+        } else if p.extension().is_some_and(|x| x == "mlir") {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+#[ignore]
+fn corpus_report() {
+    let Some(dir) = std::env::var_os("APU_TEXT_CORPUS") else {
+        eprintln!("skipped: set APU_TEXT_CORPUS");
+        return;
+    };
+    let mut files = Vec::new();
+    walk(Path::new(&dir), &mut files);
+    files.sort();
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut reasons: BTreeMap<String, (usize, String)> = BTreeMap::new();
+    for f in &files {
+        let Ok(text) = std::fs::read_to_string(f) else { continue };
+        let (class, msg) = match parse_module(&text) {
+            Err(e) if e.kind == ErrorKind::Unimplemented => ("unimplemented", e.message),
+            Err(e) => ("parse error", e.message),
+            Ok(m) => {
+                let printed = print_module(&m);
+                match parse_module(&printed) {
+                    Err(e) => ("reprint does not parse", e.message),
+                    Ok(again) if print_module(&again) != printed => ("print not a fixed point", String::new()),
+                    Ok(_) => match validate(m) {
+                        Err(e) => ("invalid", e.to_string()),
+                        Ok(_) => ("ok", String::new()),
+                    },
+                }
+            }
+        };
+        *counts.entry(class).or_default() += 1;
+        if class != "ok" {
+            // Group by the message without positions and numbers.
+            let key: String = msg.split(": ").skip(1).collect::<Vec<_>>().join(": ").chars().filter(|c| !c.is_ascii_digit()).take(90).collect();
+            let entry = reasons.entry(format!("{class}: {key}")).or_insert((0, f.display().to_string()));
+            entry.0 += 1;
+        }
+    }
+    eprintln!("{counts:?}");
+    let mut rs: Vec<_> = reasons.into_iter().collect();
+    rs.sort_by_key(|(_, (n, _))| std::cmp::Reverse(*n));
+    for (k, (n, example)) in rs.iter().take(60) {
+        eprintln!("{n:5}  {k}\n       e.g. {example}");
+    }
+}
