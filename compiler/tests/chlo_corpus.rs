@@ -110,10 +110,10 @@ fn chlo_expansions_match_stablehlo_testdata() {
                 }
             }
             eprintln!("{op:8} {ty}: worst relative error {:.3e} at x = {} (got {}, expected {})", worst.0, worst.1, worst.2, worst.3);
-            if ty == "float32" {
-                worst_overall = worst_overall.max(worst.0);
-            }
+            // Relative to each type's precision.
+            let scaled = if ty == "float32" { worst.0 } else { worst.0 * 1e8 };
+            worst_overall = worst_overall.max(scaled);
         }
     }
-    assert!(worst_overall < 1e-4, "an f32 expansion is off by {worst_overall:e}");
+    assert!(worst_overall < 1e-5, "an expansion is off by {worst_overall:e} (f64 errors scaled by 1e8)");
 }

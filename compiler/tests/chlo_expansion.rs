@@ -72,12 +72,22 @@ fn erf_inv_expansion_inverts_erf() {
 }
 
 #[test]
-fn f64_erf_is_unimplemented_and_bf16_goes_through_f32() {
-    let e = parse_module("func.func @main(%arg0: tensor<2xf64>) -> tensor<2xf64> {\n  %0 = chlo.erf %arg0 : tensor<2xf64> -> tensor<2xf64>\n  return %0 : tensor<2xf64>\n}").unwrap_err();
+fn other_types_and_bf16() {
+    let e = parse_module("func.func @main(%arg0: tensor<2xcomplex<f32>>) -> tensor<2xcomplex<f32>> {\n  %0 = chlo.erf %arg0 : tensor<2xcomplex<f32>> -> tensor<2xcomplex<f32>>\n  return %0 : tensor<2xcomplex<f32>>\n}").unwrap_err();
     assert_eq!(e.kind, apu_compiler::error::ErrorKind::Unimplemented, "{e}");
+    let m = parse_module("func.func @main(%arg0: tensor<2xf64>) -> tensor<2xf64> {\n  %0 = chlo.erf_inv %arg0 : tensor<2xf64> -> tensor<2xf64>\n  return %0 : tensor<2xf64>\n}").unwrap();
+    apu_compiler::valid::validate(m).unwrap();
     let m = parse_module("func.func @main(%arg0: tensor<2xbf16>) -> tensor<2xbf16> {\n  %0 = chlo.erf %arg0 : tensor<2xbf16> -> tensor<2xbf16>\n  return %0 : tensor<2xbf16>\n}").unwrap();
     let ops = &m.entry_function().body.ops;
     assert_eq!(ops.first().map(|o| o.kind.clone()), Some(OpKind::Convert));
     assert_eq!(ops.last().map(|o| o.kind.clone()), Some(OpKind::Convert));
+    apu_compiler::valid::validate(m).unwrap();
+}
+
+#[test]
+fn top_k_is_a_sort_and_slices() {
+    let m = parse_module("func.func @main(%arg0: tensor<5x3xf32>) -> (tensor<5x2xf32>, tensor<5x2xi32>) {\n  %v, %i = chlo.top_k(%arg0, k = 2) : tensor<5x3xf32> -> (tensor<5x2xf32>, tensor<5x2xi32>)\n  return %v, %i : tensor<5x2xf32>, tensor<5x2xi32>\n}").unwrap();
+    let kinds: Vec<&str> = m.entry_function().body.ops.iter().map(|o| o.kind.name()).collect();
+    assert_eq!(kinds, ["iota", "sort", "slice", "slice"]);
     apu_compiler::valid::validate(m).unwrap();
 }

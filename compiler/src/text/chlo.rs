@@ -5,7 +5,7 @@
 //!   legalization produces for f32 (a portable artifact of the same program carries exactly these op
 //!   sequences: the `chlo.erf.impl` composite decomposition for erf, an inline expansion for
 //!   erf_inv). f16 and bf16 are computed in f32 and converted back, as the legalization does; f64
-//!   needs the longer f64 expansions and is UNIMPLEMENTED for now.
+//!   has its own expansions (`chlo_f64.rs`).
 //! - `chlo.top_k`: a stable descending sort of (values, iota) along the last dimension, then a slice.
 //! - trigonometric/hyperbolic inverses, `sinh`, `cosh`, `tan`, `is_inf`...: closed forms in
 //!   `chlo_math.rs`.
@@ -70,8 +70,12 @@ pub fn expand(b: &mut Builder, syn: &OpSyntax) -> Result<Vec<ValueId>> {
     if op == "top_k" {
         return top_k(b, syn);
     }
-    // The polynomial approximations are f32-only; the closed formulas work in f32 and f64.
+    let f64_input = syn.operands.first().is_some_and(|&x| b.ty(x).as_tensor().is_some_and(|t| t.elem == ElementType::F64));
+    // The polynomial approximations have separate f32 and f64 versions; the closed formulas work
+    // in either type.
     let (unary, f32_only): (Expansion, bool) = match op {
+        "erf" if f64_input => (super::chlo_f64::erf_f64, false),
+        "erf_inv" if f64_input => (super::chlo_f64::erf_inv_f64, false),
         "erf" => (erf_f32, true),
         "erf_inv" => (erf_inv_f32, true),
         _ => match super::chlo_math::formula(op) {
