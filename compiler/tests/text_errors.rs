@@ -137,3 +137,16 @@ fn truncation_and_garbage_never_panic() {
     }
     assert!(cases > 1000);
 }
+
+#[test]
+fn huge_shapes_and_attribute_values_are_errors_not_overflows() {
+    let e = error_of("func.func @main(%arg0: tensor<99999999999x99999999999xf32>) {\n  return\n}");
+    assert!(e.message.contains("too many elements"), "{}", e.message);
+    // Attribute values near i64::MAX must not overflow the validator's shape arithmetic.
+    let text = wrap(
+        "    %c = stablehlo.constant dense<0.0> : tensor<f32>\n    %0 = stablehlo.pad %arg0, %c, low = [9223372036854775807], high = [9223372036854775807], interior = [9223372036854775807] : (tensor<8xf32>, tensor<f32>) -> tensor<8xf32>\n    %1 = stablehlo.slice %arg0 [0:8:9223372036854775807] : (tensor<8xf32>) -> tensor<1xf32>\n    return %0 : tensor<8xf32>",
+    );
+    let m = parse_module(&text).unwrap();
+    let e = apu_compiler::valid::validate(m).unwrap_err();
+    assert!(e.message.contains("out of range"), "{e}");
+}

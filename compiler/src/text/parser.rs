@@ -337,6 +337,11 @@ impl<'a> Parser<'a> {
         if shape.len() > 64 {
             return Err(self.err_at(start, "tensor rank above 64"));
         }
+        // Keeps element and byte counts far from overflow everywhere downstream.
+        let count = shape.iter().try_fold(1u128, |acc, &d| acc.checked_mul(d as u128));
+        if count.map_or(true, |c| c > 1u128 << 48) {
+            return Err(self.err_at(start, format!("tensor type with shape {shape:?} has too many elements (more than 2^48)")));
+        }
         Ok(TensorType::new(shape, elem))
     }
 

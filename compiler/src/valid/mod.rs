@@ -3,6 +3,7 @@
 //! per-op type and shape rules following the StableHLO spec's constraints (`ops.rs`, `regions.rs`).
 //! Each failure names the function, the op and its location, and the types involved.
 
+mod misc;
 mod ops;
 mod regions;
 

@@ -208,7 +208,8 @@ pub(crate) fn check_op(ctx: &Ctx, op: &Op) -> Result<()> {
         OpKind::Scatter { dims, .. } => regions::scatter(&sig, op, ctx, dims),
         OpKind::GetDimensionSize { dimension } => {
             sig.counts(1, 1)?;
-            dim_in_range(*dimension, sig.tin(0)?.rank(), "dimension").map(|_| ())
+            dim_in_range(*dimension, sig.tin(0)?.rank(), "dimension")?;
+            super::misc::check(ctx, op, &sig)
         }
         OpKind::Reduce { dimensions } => regions::reduce(&sig, op, ctx, dimensions),
         OpKind::ReduceWindow { .. } => regions::reduce_window(&sig, op, ctx),
@@ -243,7 +244,7 @@ pub(crate) fn check_op(ctx: &Ctx, op: &Op) -> Result<()> {
             }
             Ok(())
         }
-        _ => Ok(()),
+        _ => super::misc::check(ctx, op, &sig),
     }
 }
 
@@ -342,7 +343,7 @@ fn slice(sig: &Sig, start: &[i64], limit: &[i64], strides: &[i64]) -> Result<()>
         if s < 0 || s > l || l > d || st <= 0 {
             return Err(err(format!("dimension {i}: slice {s}:{l}:{st} is out of bounds for size {d} ({a})")));
         }
-        want.push((l - s + st - 1) / st);
+        want.push(((l as i128 - s as i128 + st as i128 - 1) / st as i128) as i64);
     }
     if r.shape != want || r.elem != a.elem {
         return Err(err(format!("slicing {a} gives shape {want:?}, result is {r}")));
@@ -434,11 +435,11 @@ fn pad(sig: &Sig, low: &[i64], high: &[i64], interior: &[i64]) -> Result<()> {
             return Err(err(format!("interior padding {} of dimension {i} is negative", interior[i])));
         }
         let d = a.shape[i];
-        let size = low[i] + high[i] + d + (d - 1).max(0) * interior[i];
-        if size < 0 {
-            return Err(err(format!("padding makes dimension {i} negative ({size})")));
+        let size = low[i] as i128 + high[i] as i128 + d as i128 + (d as i128 - 1).max(0) * interior[i] as i128;
+        if size < 0 || size > i64::MAX as i128 {
+            return Err(err(format!("padding makes dimension {i} of {a} out of range ({size})")));
         }
-        want.push(size);
+        want.push(size as i64);
     }
     if r.shape != want || r.elem != a.elem {
         return Err(err(format!("padding {a} gives shape {want:?}, result is {r}")));
@@ -561,14 +562,15 @@ fn convolution(sig: &Sig, kind: &OpKind) -> Result<()> {
         let d = x.shape[dims.input_spatial[i] as usize];
         let w = k.shape[dims.kernel_spatial[i] as usize];
         let (lo, hi) = padding.get(i).copied().unwrap_or((0, 0));
-        let dilated = if d == 0 { 0 } else { (d - 1) * get(lhs_dilation, i, 1) + 1 };
+        let (d, w, lo, hi) = (d as i128, w as i128, lo as i128, hi as i128);
+        let dilated = if d == 0 { 0 } else { (d - 1) * get(lhs_dilation, i, 1) as i128 + 1 };
         let padded = dilated + lo + hi;
-        let win = if w == 0 { 0 } else { (w - 1) * get(rhs_dilation, i, 1) + 1 };
+        let win = if w == 0 { 0 } else { (w - 1) * get(rhs_dilation, i, 1) as i128 + 1 };
         let stride = get(window_strides, i, 1);
         if stride < 1 {
             return Err(err(format!("window stride {stride} must be positive")));
         }
-        want[dims.output_spatial[i] as usize] = if padded < win { 0 } else { (padded - win) / stride + 1 };
+        want[dims.output_spatial[i] as usize] = if padded < win { 0 } else { ((padded - win) / stride as i128 + 1).min(i64::MAX as i128) as i64 };
     }
     if r.shape != want {
         return Err(err(format!("convolution of {x} with kernel {k} gives shape {want:?}, result is {r}")));

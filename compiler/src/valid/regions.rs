@@ -101,9 +101,10 @@ pub(crate) fn reduce_window(sig: &Sig, op: &Op, ctx: &Ctx) -> Result<()> {
         }
         let (lo, hi) = padding.get(i).copied().unwrap_or((0, 0));
         let d = x.shape[i];
+        let (d, w, bd, wd, lo, hi) = (d as i128, w as i128, bd as i128, wd as i128, lo as i128, hi as i128);
         let padded = if d == 0 { 0 } else { (d - 1) * bd + 1 } + lo + hi;
         let win = (w - 1) * wd + 1;
-        want.push(if padded < win { 0 } else { (padded - win) / s + 1 });
+        want.push(if padded < win { 0 } else { ((padded - win) / s as i128 + 1).min(i64::MAX as i128) as i64 });
     }
     for (i, e) in elems.iter().enumerate() {
         let r = sig.tout(i)?;
@@ -149,7 +150,12 @@ pub(crate) fn scatter(sig: &Sig, op: &Op, ctx: &Ctx, d: &ScatterDims) -> Result<
                 d.update_window_dims.len()
             )));
         }
-        let window_rank = x.rank() - d.inserted_window_dims.len() - d.input_batching_dims.len();
+        let Some(window_rank) = x.rank().checked_sub(d.inserted_window_dims.len() + d.input_batching_dims.len()) else {
+            return Err(err(format!(
+                "inserted_window_dims {:?} and input_batching_dims {:?} exceed the rank of input {x}",
+                d.inserted_window_dims, d.input_batching_dims
+            )));
+        };
         if d.update_window_dims.len() != window_rank {
             return Err(err(format!("update_window_dims {:?} must have {window_rank} entries for input {x}", d.update_window_dims)));
         }
