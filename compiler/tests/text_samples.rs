@@ -17,7 +17,7 @@ fn samples_dir() -> Option<PathBuf> {
     }
 }
 
-fn sample_names(dir: &PathBuf) -> Vec<String> {
+fn sample_names(dir: &std::path::Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(dir)
         .unwrap()
         .filter_map(|e| e.ok()?.file_name().to_str()?.strip_suffix(".stablehlo.mlir").map(str::to_string))
@@ -26,7 +26,7 @@ fn sample_names(dir: &PathBuf) -> Vec<String> {
     names
 }
 
-fn read(dir: &PathBuf, file: &str) -> String {
+fn read(dir: &std::path::Path, file: &str) -> String {
     std::fs::read_to_string(dir.join(file)).unwrap()
 }
 

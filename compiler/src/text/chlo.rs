@@ -191,6 +191,7 @@ fn horner(b: &mut Builder, x: ValueId, coeffs: &[f32], ty: &TensorType) -> Resul
 }
 
 /// erf(x) ≈ x·P(x²)/Q(x²) on x clamped to [-4, 4], then clamped to [-1, 1].
+#[allow(clippy::excessive_precision)] // coefficients as published; the compiler rounds them to f32
 fn erf_f32(b: &mut Builder, x: ValueId, ty: &TensorType) -> Result<ValueId> {
     const P: [f32; 7] = [-2.72614237e-10, 2.77068146e-8, -2.10102394e-6, -5.69250624e-5, -7.34990637e-4, -2.954600e-03, -0.0160960332];
     const Q: [f32; 5] = [-1.45660715e-5, -2.13374049e-4, -0.00168282702, -0.00737332925, -0.0142647391];
@@ -209,6 +210,7 @@ fn erf_f32(b: &mut Builder, x: ValueId, ty: &TensorType) -> Result<ValueId> {
 
 /// erf⁻¹(x) by Giles' single-precision approximation: w = -log(1 - x²); a polynomial in
 /// (w - 2.5) for w < 5, in (√w - 3) otherwise; ±inf at x = ±1.
+#[allow(clippy::excessive_precision)]
 fn erf_inv_f32(b: &mut Builder, x: ValueId, ty: &TensorType) -> Result<ValueId> {
     const SMALL: [f32; 9] = [2.81022636e-8, 3.43273939e-7, -3.5233877e-6, -4.39150654e-6, 2.1858087e-4, -0.00125372503, -0.00417768164, 0.246640727, 1.50140941];
     const LARGE: [f32; 9] = [-2.00214257e-4, 1.00950558e-4, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613, 0.00943887047, 1.00167406, 2.83297682];

@@ -23,6 +23,7 @@ fn ratio(b: &mut Builder, x: ValueId, num: &[f64], den: &[f64], ty: &TensorType)
 
 /// erf for f64: x·T(x²)/U(x²) for |x| < 1, otherwise 1 - erfc(x) with erfc(|x|) = e^{-x²}·P/Q
 /// (|x| < 8) or e^{-x²}·R/S, 0 once e^{-x²} underflows, and erfc(x) = 2 - erfc(|x|) for x < 0.
+#[allow(clippy::excessive_precision)]
 pub(super) fn erf_f64(b: &mut Builder, x: ValueId, ty: &TensorType) -> Result<ValueId> {
     const T: [f64; 5] = [9.6049737398705161, 90.026019720384269, 2232.0053459468431, 7003.3251411280507, 55592.301301039493];
     const U: [f64; 6] = [1.0, 33.561714164750313, 521.35794978015269, 4594.3238297098014, 22629.000061389095, 49267.394260863592];
@@ -78,6 +79,7 @@ enum Step {
 
 /// erf_inv for f64 (Giles' double-precision approximation): w = -log(1 - x²) and a polynomial in
 /// w - 3.125 (w < 6.25), √w - 3.25 (w < 16) or √w - 5; ±inf at x = ±1.
+#[allow(clippy::excessive_precision)]
 pub(super) fn erf_inv_f64(b: &mut Builder, x: ValueId, ty: &TensorType) -> Result<ValueId> {
     use Step::*;
     const STEPS: [Step; 22] = [

@@ -626,11 +626,12 @@ impl<'a> Parser<'a> {
 
     /// Field values inside `#stablehlo.xxx<...>`: bare enum words (`DEFAULT`) are allowed too.
     fn parse_struct_field_value(&mut self) -> Result<Attr> {
-        if self.tok.kind == TokKind::BareId && !matches!(self.tok.text.as_str(), "true" | "false" | "array" | "dense" | "tensor") {
-            if super::parser::Parser::element_type_named(&self.tok.text).is_none() {
-                let t = self.bump()?;
-                return Ok(Attr::Enum(String::new(), t.text));
-            }
+        if self.tok.kind == TokKind::BareId
+            && !matches!(self.tok.text.as_str(), "true" | "false" | "array" | "dense" | "tensor")
+            && Self::element_type_named(&self.tok.text).is_none()
+        {
+            let t = self.bump()?;
+            return Ok(Attr::Enum(String::new(), t.text));
         }
         if self.at_punct("[") {
             self.bump()?;

@@ -38,7 +38,7 @@ impl Sig {
     }
 }
 
-pub(crate) fn tensor<'t>(t: Option<&'t Type>, what: impl Fn() -> String) -> Result<&'t TensorType> {
+pub(crate) fn tensor(t: Option<&Type>, what: impl Fn() -> String) -> Result<&TensorType> {
     match t {
         Some(Type::Tensor(tt)) => Ok(tt),
         Some(other) => Err(err(format!("{} is {other}, expected a tensor", what()))),
