@@ -116,7 +116,9 @@ fn truncation_and_garbage_never_panic() {
             }
         }
     }
-    let mut rng = Lcg(7);
+    // `APU_FUZZ_ITERS` / `APU_FUZZ_SEED` widen the search when hunting for panics.
+    let iters: usize = std::env::var("APU_FUZZ_ITERS").ok().and_then(|v| v.parse().ok()).unwrap_or(300);
+    let mut rng = Lcg(std::env::var("APU_FUZZ_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or(7));
     let junk: &[u8] = b"%#@^!\"<>()[]{}:,=-x0129.e?*abc \n\\";
     let mut cases = 0;
     for t in &texts {
@@ -125,13 +127,28 @@ fn truncation_and_garbage_never_panic() {
             let _ = read_program(ProgramFormat::Mlir, &bytes[..cut]);
             cases += 1;
         }
-        for _ in 0..300 {
+        for _ in 0..iters {
             let mut b = bytes.to_vec();
             for _ in 0..(1 + rng.next() % 4) {
                 let i = (rng.next() as usize) % b.len();
                 b[i] = junk[(rng.next() as usize) % junk.len()];
             }
-            let _ = read_program(ProgramFormat::Mlir, &b);
+            // Every third case also swaps one number for an extreme value.
+            if rng.next() % 3 == 0 {
+                let digits: Vec<usize> = (0..b.len()).filter(|&i| b[i].is_ascii_digit() && (i == 0 || !b[i - 1].is_ascii_alphanumeric())).collect();
+                if !digits.is_empty() {
+                    let at = digits[(rng.next() as usize) % digits.len()];
+                    let end = (at..b.len()).find(|&i| !b[i].is_ascii_digit()).unwrap_or(b.len());
+                    let extreme: &[&[u8]] = &[b"0", b"9223372036854775807", b"18446744073709551616", b"4294967296", b"1"];
+                    let pick = extreme[(rng.next() as usize) % extreme.len()];
+                    b.splice(at..end, pick.iter().copied());
+                }
+            }
+            // Whatever parses must also survive validation and printing.
+            if let Ok(m) = read_program(ProgramFormat::Mlir, &b) {
+                let _ = apu_compiler::print::print_module(&m);
+                let _ = apu_compiler::valid::validate(m);
+            }
             cases += 1;
         }
     }

@@ -64,9 +64,10 @@ pub fn build_literal(body: &DenseBody, ty: &TensorType) -> Result<Literal, Strin
             }
         }
         DenseBody::Elems(DenseElem::List(items)) => {
-            let mut flat = Vec::with_capacity(n);
+            // No capacity from the type: it may claim far more elements than the list holds.
+            let mut flat = Vec::new();
             flatten(items, &ty.shape, 0, &mut flat)?;
-            let mut bytes = Vec::with_capacity(n * esize);
+            let mut bytes = Vec::with_capacity(flat.len() * esize);
             for e in flat {
                 encode_element(e, ty.elem, &mut bytes)?;
             }

@@ -5,6 +5,10 @@
 use super::attr::{Attr, SynType};
 use crate::ir::*;
 
+/// Integer-list attributes (dimensions, paddings) longer than this are rejected: they describe
+/// tensor ranks, and a splat `dense<...>` could otherwise claim billions of entries.
+const MAX_LIST_ATTR: usize = 1 << 16;
+
 /// The attributes of one op (properties and discardable attributes together).
 pub struct Attrs<'a>(pub &'a [(String, Attr)]);
 
@@ -63,6 +67,7 @@ impl<'a> Attrs<'a> {
         match a {
             Attr::DenseArray(_, v) => v.iter().map(|&x| i64::try_from(x).map_err(|_| format!("'{name}' entry out of range"))).collect(),
             Attr::Array(items) => items.iter().map(|x| Self::i64_of(name, x)).collect(),
+            Attr::Dense(lit) if lit.ty.num_elements() > MAX_LIST_ATTR => Err(format!("attribute '{name}' has {} entries; at most {MAX_LIST_ATTR} are allowed", lit.ty.num_elements())),
             Attr::Dense(lit) if lit.ty.elem.is_int() || lit.ty.elem.is_pred() => Ok(literal_ints(lit)),
             other => Err(format!("attribute '{name}' must be an integer list, found {}", other.kind_name())),
         }
@@ -98,6 +103,7 @@ impl<'a> Attrs<'a> {
                 }
                 f
             }
+            Attr::Dense(lit) if lit.ty.num_elements() > MAX_LIST_ATTR => return Err(format!("attribute '{name}' is too large")),
             Attr::Dense(lit) if lit.ty.rank() == 2 && lit.ty.shape[1] == 2 || lit.ty.num_elements() == 0 => literal_ints(lit),
             other => Self::i64s_of(name, other)?,
         };

@@ -551,7 +551,7 @@ fn convolution(sig: &Sig, kind: &OpKind) -> Result<()> {
     }
     let in_f = x.shape[dims.input_feature as usize];
     let k_in = k.shape[dims.kernel_input_feature as usize];
-    if in_f != k_in * fg {
+    if in_f as i128 != k_in as i128 * fg as i128 {
         return Err(err(format!("input features {in_f} must equal kernel input features {k_in} x feature_group_count {fg}")));
     }
     let get = |v: &[i64], i: usize, default: i64| v.get(i).copied().unwrap_or(default);
