@@ -167,3 +167,17 @@ fn huge_shapes_and_attribute_values_are_errors_not_overflows() {
     let e = apu_compiler::valid::validate(m).unwrap_err();
     assert!(e.message.contains("out of range"), "{e}");
 }
+
+#[test]
+fn mhlo_text_of_the_pjrt_c_api_test() {
+    // The shape of the program XLA's PJRT C API `Compile` test sends (MHLO ops, format "mlir").
+    let text = "module {\nfunc.func @main(%arg0: tensor<f32>) -> tensor<f32> {\n  %0 = \"mhlo.copy\"(%arg0) : (tensor<f32>) -> tensor<f32>\n  %1 = mhlo.constant dense<1.000000e+00> : tensor<f32>\n  %2 = mhlo.add %0, %1 : tensor<f32>\n  return %2 : tensor<f32>\n}}";
+    let m = read_program(ProgramFormat::Mlir, text.as_bytes()).unwrap();
+    let kinds: Vec<&str> = m.entry_function().body.ops.iter().map(|o| o.kind.name()).collect();
+    assert_eq!(kinds, ["reshape", "constant", "add"]);
+    apu_compiler::valid::validate(m).unwrap();
+    let old = "module {\n  func @main(%arg0: tensor<2xf32>) -> tensor<3x2xf32> {\n    %0 = \"mhlo.broadcast\"(%arg0) {broadcast_sizes = dense<[3]> : tensor<1xi64>} : (tensor<2xf32>) -> tensor<3x2xf32>\n    return %0 : tensor<3x2xf32>\n  }\n}";
+    let m = parse_module(old).unwrap();
+    assert_eq!(m.entry_function().body.ops[0].kind, apu_compiler::ir::OpKind::BroadcastInDim { broadcast_dimensions: vec![1] });
+    apu_compiler::valid::validate(m).unwrap();
+}

@@ -425,6 +425,14 @@ pub fn kind_from_attrs(name: &str, attrs: &Attrs, shape: &OpShape) -> R<OpKind> 
         "after_all" => OpKind::AfterAll,
         "broadcast_in_dim" => OpKind::BroadcastInDim { broadcast_dimensions: attrs.i64s("broadcast_dimensions")? },
         "reshape" => OpKind::Reshape,
+        // MHLO's `copy` is an identity: a reshape to the same type.
+        "copy" => OpKind::Reshape,
+        // `broadcast` prepends `broadcast_sizes` to the operand's shape.
+        "broadcast" => {
+            let sizes = attrs.i64s("broadcast_sizes")?;
+            let rank = shape.operand_types.first().and_then(|t| t.as_tensor()).map(|t| t.rank()).ok_or("broadcast needs a tensor operand")?;
+            OpKind::BroadcastInDim { broadcast_dimensions: (sizes.len() as i64..(sizes.len() + rank) as i64).collect() }
+        }
         "transpose" => OpKind::Transpose { permutation: attrs.i64s("permutation")? },
         "reverse" => OpKind::Reverse { dimensions: attrs.i64s("dimensions")? },
         "slice" => {

@@ -119,7 +119,7 @@ impl<'a> Parser<'a> {
                     }
                     module = Some(self.parse_module_op()?);
                 }
-                _ if self.at_id("func.func") || (self.tok.kind == TokKind::String && self.tok.text == "func.func") => {
+                _ if self.at_id("func.func") || self.at_id("func") || (self.tok.kind == TokKind::String && self.tok.text == "func.func") => {
                     if module.is_some() {
                         return Err(self.err_at(self.tok.start, "function outside the module"));
                     }
@@ -231,7 +231,7 @@ impl<'a> Parser<'a> {
             self.expect_punct(":")?;
         }
         while !self.eat_punct(close)? {
-            if self.at_id("func.func") || (self.tok.kind == TokKind::String && self.tok.text == "func.func") {
+            if self.at_id("func.func") || self.at_id("func") || (self.tok.kind == TokKind::String && self.tok.text == "func.func") {
                 let f = self.parse_function()?;
                 if m.function(&f.name).is_some() {
                     return Err(self.err_at(self.tok.start, format!("function @{} is defined twice", f.name)));
@@ -301,7 +301,10 @@ impl<'a> Parser<'a> {
 
     fn parse_pretty_function(&mut self) -> Result<Function> {
         let start = self.tok.start;
-        self.expect_id("func.func")?;
+        // `func` is the spelling of older MLIR (before the func dialect).
+        if !self.eat_id("func")? {
+            self.expect_id("func.func")?;
+        }
         let mut public = true;
         if self.at_id("public") || self.at_id("private") || self.at_id("nested") {
             public = self.bump()?.text == "public";
