@@ -171,3 +171,9 @@ fn linalg_fft_and_select_and_scatter_rules() {
     );
     assert_has(&e, &["select region is (tensor<f32>, tensor<f32>) -> (tensor<f32>) but must be (tensor<f32>, tensor<f32>) -> (tensor<i1>)"]);
 }
+
+#[test]
+fn comparison_type_must_fit_the_element_type() {
+    let e = invalid("    %0 = stablehlo.compare LT, %arg0, %arg0, SIGNED : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xi1>\n    return %arg0 : tensor<8xf32>", "tensor<8xf32>");
+    assert_has(&e, &["comparison type Some(Signed) does not fit operands of f32"]);
+}

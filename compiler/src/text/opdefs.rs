@@ -2,7 +2,7 @@
 //! `kind_from_attrs` for the reader, `attrs_from_kind` for the printer's generic form. Keeping both
 //! directions in one file keeps them consistent (print → parse is a fixed point).
 
-use super::attr::{Attr, SynType};
+use super::attr::Attr;
 use crate::ir::*;
 
 /// Integer-list attributes (dimensions, paddings) longer than this are rejected: they describe
@@ -857,12 +857,4 @@ pub fn attrs_from_kind(kind: &OpKind) -> (String, Vec<(String, Attr)>) {
         _ => {}
     }
     (name, a)
-}
-
-/// Element type of a bare scalar type attribute (`i32` in `1 : i32`).
-pub fn syn_scalar(t: &SynType) -> Option<ElementType> {
-    match t {
-        SynType::Scalar(e) => Some(*e),
-        _ => None,
-    }
 }

@@ -56,12 +56,8 @@ impl<'a> Parser<'a> {
     // ---- tokens and errors ----
 
     pub fn bump(&mut self) -> Result<Token> {
-        let next = self.lx.next_token().map_err(|e| self.with_lexer_context(e))?;
+        let next = self.lx.next_token()?;
         Ok(std::mem::replace(&mut self.tok, next))
-    }
-
-    fn with_lexer_context(&self, e: Error) -> Error {
-        e
     }
 
     pub fn line_col(&self, offset: usize) -> (usize, usize) {

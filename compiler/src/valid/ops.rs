@@ -81,11 +81,21 @@ pub(crate) fn check_op(ctx: &Ctx, op: &Op) -> Result<()> {
     match &op.kind {
         OpKind::Unary(u) => unary(*u, &sig),
         OpKind::Binary(b) => binary(*b, &sig),
-        OpKind::Compare { .. } => {
+        OpKind::Compare { compare_type, .. } => {
             sig.counts(2, 1)?;
             let (a, b, r) = (sig.tin(0)?, sig.tin(1)?, sig.tout(0)?);
             if a != b {
                 return Err(err(format!("operands must have the same type, got {a} and {b}")));
+            }
+            let e = a.elem;
+            let fits = match compare_type {
+                None => true,
+                Some(ComparisonType::Float) | Some(ComparisonType::TotalOrder) => is_float_like(e),
+                Some(ComparisonType::Signed) => e.is_signed_int(),
+                Some(ComparisonType::Unsigned) => e.is_unsigned_int() || e.is_pred(),
+            };
+            if !fits {
+                return Err(err(format!("comparison type {compare_type:?} does not fit operands of {e} ({a})")));
             }
             same_shape(a, r, "compare result")?;
             if !r.elem.is_pred() {
@@ -166,6 +176,9 @@ pub(crate) fn check_op(ctx: &Ctx, op: &Op) -> Result<()> {
         OpKind::Iota { dimension } => {
             sig.counts(0, 1)?;
             let r = sig.tout(0)?;
+            if r.elem.is_pred() {
+                return Err(err(format!("iota result must hold numbers, got {r}")));
+            }
             dim_in_range(*dimension, r.rank(), "iota_dimension").map(|_| ())
         }
         OpKind::BroadcastInDim { broadcast_dimensions } => broadcast_in_dim(&sig, broadcast_dimensions),
@@ -358,12 +371,23 @@ fn scalar_index(t: &TensorType, i: usize) -> Result<()> {
     Ok(())
 }
 
+/// The start indices (operands `first..`) must all have one type.
+fn same_index_types(sig: &Sig, first: usize) -> Result<()> {
+    if let Some(t0) = sig.ins.get(first) {
+        if let Some((i, t)) = sig.ins[first..].iter().enumerate().find(|(_, t)| *t != t0) {
+            return Err(err(format!("start indices must share one type: #0 is {t0}, #{i} is {t}")));
+        }
+    }
+    Ok(())
+}
+
 fn dynamic_slice(sig: &Sig, sizes: &[i64]) -> Result<()> {
     let a = sig.tin(0)?;
     sig.counts(1 + a.rank(), 1)?;
     for i in 0..a.rank() {
         scalar_index(sig.tin(1 + i)?, i)?;
     }
+    same_index_types(sig, 1)?;
     if sizes.len() != a.rank() {
         return Err(err(format!("slice_sizes {sizes:?} must have {} entries for {a}", a.rank())));
     }
@@ -389,6 +413,7 @@ fn dynamic_update_slice(sig: &Sig) -> Result<()> {
     for i in 0..a.rank() {
         scalar_index(sig.tin(2 + i)?, i)?;
     }
+    same_index_types(sig, 2)?;
     if sig.tout(0)? != a {
         return Err(err(format!("result {} must have the operand's type {a}", sig.outs[0])));
     }
