@@ -9,7 +9,9 @@
 //! - `chlo.top_k`: a stable descending sort of (values, iota) along the last dimension, then a slice.
 //! - trigonometric/hyperbolic inverses, `sinh`, `cosh`, `tan`, `is_inf`...: closed forms in
 //!   `chlo_math.rs`.
-//! - everything else (`lgamma`, `digamma`, `erfc`, `bessel_i1e`, `next_after`, `ragged_dot`, ...)
+//! - `chlo.erfc`: the Cephes-based f32/f64 expansions (`chlo_f64.rs`); `lgamma`, `digamma`: Lanczos
+//!   (`chlo_gamma.rs`).
+//! - everything else (`bessel_i1e`, `next_after`, `polygamma`, `zeta`, `ragged_dot`, ...)
 //!   is a named UNIMPLEMENTED error.
 
 use super::ops::{FuncState, OpSyntax};
@@ -78,6 +80,8 @@ pub fn expand(b: &mut Builder, syn: &OpSyntax) -> Result<Vec<ValueId>> {
         "erf_inv" if f64_input => (super::chlo_f64::erf_inv_f64, false),
         "erf" => (erf_f32, true),
         "erf_inv" => (erf_inv_f32, true),
+        "erfc" if f64_input => (super::chlo_f64::erfc_f64, false),
+        "erfc" => (super::chlo_f64::erfc_f32, true),
         _ => match super::chlo_math::formula(op) {
             Some(f) => (f, false),
             None => return Err(Error::unimplemented(format!("CHLO op chlo.{op} is not supported by apu's text reader"))),

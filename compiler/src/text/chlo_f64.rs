@@ -1,6 +1,6 @@
-//! f64 versions of `chlo.erf` and `chlo.erf_inv`, with the rational and polynomial approximations
-//! that StableHLO's CHLO legalization uses for f64 (the coefficients are those numbers; the op
-//! sequences are written here in apu's own form).
+//! f64 versions of `chlo.erf` and `chlo.erf_inv`, and `chlo.erfc` (f64 and f32), with the rational
+//! and polynomial approximations that StableHLO's CHLO legalization uses (Cephes-derived; the
+//! coefficients are those numbers, the op sequences are written here in apu's own form).
 
 use super::chlo::Builder;
 use crate::ir::*;
@@ -21,12 +21,21 @@ fn ratio(b: &mut Builder, x: ValueId, num: &[f64], den: &[f64], ty: &TensorType)
     Ok((horner(b, x, num, ty)?, horner(b, x, den, ty)?))
 }
 
-/// erf for f64: x·T(x²)/U(x²) for |x| < 1, otherwise 1 - erfc(x) with erfc(|x|) = e^{-x²}·P/Q
-/// (|x| < 8) or e^{-x²}·R/S, 0 once e^{-x²} underflows, and erfc(x) = 2 - erfc(|x|) for x < 0.
+/// x·T(x²)/U(x²): erf for |x| < 1.
 #[allow(clippy::excessive_precision)]
-pub(super) fn erf_f64(b: &mut Builder, x: ValueId, ty: &TensorType) -> Result<ValueId> {
+pub(super) fn erf_small_f64(b: &mut Builder, x: ValueId, ty: &TensorType) -> Result<ValueId> {
     const T: [f64; 5] = [9.6049737398705161, 90.026019720384269, 2232.0053459468431, 7003.3251411280507, 55592.301301039493];
     const U: [f64; 6] = [1.0, 33.561714164750313, 521.35794978015269, 4594.3238297098014, 22629.000061389095, 49267.394260863592];
+    let x2 = b.bin(BinaryOp::Multiply, x, x);
+    let (t, u) = ratio(b, x2, &T, &U, ty)?;
+    let xt = b.bin(BinaryOp::Multiply, x, t);
+    Ok(b.bin(BinaryOp::Divide, xt, u))
+}
+
+/// erfc for |x| >= 1: erfc(|x|) = e^{-x²}·P(|x|)/Q(|x|) (|x| < 8) or e^{-x²}·R(|x|)/S(|x|), 0 once
+/// e^{-x²} underflows, and erfc(x) = 2 - erfc(|x|) for x < 0.
+#[allow(clippy::excessive_precision)]
+pub(super) fn erfc_large_f64(b: &mut Builder, x: ValueId, ty: &TensorType) -> Result<ValueId> {
     const P: [f64; 9] = [
         2.4619698147353052e-10, 0.56418956483106886, 7.4632105644226989, 48.637197098568137, 196.5208329560771, 526.44519499547732,
         934.52852717195765, 1027.5518868951572, 557.53533536939938,
@@ -39,10 +48,6 @@ pub(super) fn erf_f64(b: &mut Builder, x: ValueId, ty: &TensorType) -> Result<Va
     const S: [f64; 7] = [1.0, 2.2605286322011726, 9.3960352493800147, 12.048953980809666, 17.081445074756591, 9.6089680906328585, 3.3690764510008151];
     let pred = TensorType::new(ty.shape.clone(), ElementType::Pred);
     let x2 = b.bin(BinaryOp::Multiply, x, x);
-    let (t, u) = ratio(b, x2, &T, &U, ty)?;
-    let xt = b.bin(BinaryOp::Multiply, x, t);
-    let small = b.bin(BinaryOp::Divide, xt, u);
-
     let neg_x2 = b.un(UnaryOp::Negate, x2);
     let e = b.un(UnaryOp::Exponential, neg_x2);
     let a = b.un(UnaryOp::Abs, x);
@@ -62,9 +67,72 @@ pub(super) fn erf_f64(b: &mut Builder, x: ValueId, ty: &TensorType) -> Result<Va
     let negative = b.compare(ComparisonDirection::Lt, x, zero, &pred);
     let two = b.splat(2.0, ty)?;
     let reflected = b.bin(BinaryOp::Subtract, two, erfc_abs);
-    let erfc = b.select(negative, reflected, erfc_abs);
+    Ok(b.select(negative, reflected, erfc_abs))
+}
+
+/// erf for f64: the small-argument ratio for |x| < 1, 1 - erfc(x) otherwise.
+pub(super) fn erf_f64(b: &mut Builder, x: ValueId, ty: &TensorType) -> Result<ValueId> {
+    let small = erf_small_f64(b, x, ty)?;
+    let erfc = erfc_large_f64(b, x, ty)?;
     let one = b.splat(1.0, ty)?;
     let large = b.bin(BinaryOp::Subtract, one, erfc);
+    let a = b.un(UnaryOp::Abs, x);
+    let pred = TensorType::new(ty.shape.clone(), ElementType::Pred);
+    let below1 = b.compare(ComparisonDirection::Lt, a, one, &pred);
+    Ok(b.select(below1, small, large))
+}
+
+/// erfc for f64: 1 - erf(x) for |x| < 1, the large-argument form otherwise.
+pub(super) fn erfc_f64(b: &mut Builder, x: ValueId, ty: &TensorType) -> Result<ValueId> {
+    let large = erfc_large_f64(b, x, ty)?;
+    let small = erf_small_f64(b, x, ty)?;
+    let one = b.splat(1.0, ty)?;
+    let from_erf = b.bin(BinaryOp::Subtract, one, small);
+    let a = b.un(UnaryOp::Abs, x);
+    let pred = TensorType::new(ty.shape.clone(), ElementType::Pred);
+    let below1 = b.compare(ComparisonDirection::Lt, a, one, &pred);
+    Ok(b.select(below1, from_erf, large))
+}
+
+/// erfc for f32 (Cephes): 1 - x·T(x²) for |x| < 1; otherwise e^{-x²}/|x|·P(1/x²) for |x| < 2 or
+/// e^{-x²}/|x|·R(1/x²), 0 once e^{-x²} underflows, 2 - erfc(|x|) for x < 0.
+#[allow(clippy::excessive_precision)]
+pub(super) fn erfc_f32(b: &mut Builder, x: ValueId, ty: &TensorType) -> Result<ValueId> {
+    const T: [f64; 7] = [7.853861353153693e-5, -8.010193625184903e-4, 5.188327685732524e-3, -2.685381193529856e-2, 1.128358514861418e-1, -3.761262582423300e-1, 1.128379165726710];
+    const P: [f64; 9] = [
+        2.326819970068386e-2, -1.387039388740657e-1, 3.687424674597105e-1, -5.824733027278666e-1, 6.210004621745983e-1, -4.944515323274145e-1,
+        3.404879937665872e-1, -2.741127028184656e-1, 5.638259427386472e-1,
+    ];
+    const R: [f64; 8] = [
+        -1.047766399936249e1, 1.297719955372516e1, -7.495518717768503, 2.921019019210786, -1.015265279202700, 4.218463358204948e-1,
+        -2.820767439740514e-1, 5.641895067754075e-1,
+    ];
+    const MAXLOG: f64 = 88.72283905206835;
+    let pred = TensorType::new(ty.shape.clone(), ElementType::Pred);
+    let x2 = b.bin(BinaryOp::Multiply, x, x);
+    let z = b.un(UnaryOp::Negate, x2);
+    let a = b.un(UnaryOp::Abs, x);
+    let one = b.splat(1.0, ty)?;
+    let inv_x2 = b.bin(BinaryOp::Divide, one, x2);
+    let ez = b.un(UnaryOp::Exponential, z);
+    let inv_a = b.bin(BinaryOp::Divide, one, a);
+    let scale = b.bin(BinaryOp::Multiply, ez, inv_a);
+    let two = b.splat(2.0, ty)?;
+    let below2 = b.compare(ComparisonDirection::Lt, a, two, &pred);
+    let p = horner(b, inv_x2, &P, ty)?;
+    let r = horner(b, inv_x2, &R, ty)?;
+    let poly = b.select(below2, p, r);
+    let approx = b.bin(BinaryOp::Multiply, scale, poly);
+    let limit = b.splat(-MAXLOG, ty)?;
+    let underflows = b.compare(ComparisonDirection::Lt, z, limit, &pred);
+    let zero = b.splat(0.0, ty)?;
+    let approx = b.select(underflows, zero, approx);
+    let negative = b.compare(ComparisonDirection::Lt, x, zero, &pred);
+    let reflected = b.bin(BinaryOp::Subtract, two, approx);
+    let large = b.select(negative, reflected, approx);
+    let t = horner(b, x2, &T, ty)?;
+    let erf_small = b.bin(BinaryOp::Multiply, x, t);
+    let small = b.bin(BinaryOp::Subtract, one, erf_small);
     let below1 = b.compare(ComparisonDirection::Lt, a, one, &pred);
     Ok(b.select(below1, small, large))
 }

@@ -19,6 +19,8 @@ pub(super) fn formula(op: &str) -> Option<Expansion> {
         "acosh" => acosh,
         "atanh" => atanh,
         "is_inf" => is_inf,
+        "lgamma" => super::chlo_gamma::lgamma,
+        "digamma" => super::chlo_gamma::digamma,
         "is_pos_inf" => |b, x, ty| inf_compare(b, x, ty, f64::INFINITY),
         "is_neg_inf" => |b, x, ty| inf_compare(b, x, ty, f64::NEG_INFINITY),
         _ => return None,

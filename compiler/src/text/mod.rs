@@ -8,6 +8,7 @@
 pub mod attr;
 mod chlo;
 mod chlo_f64;
+mod chlo_gamma;
 mod chlo_math;
 pub mod lexer;
 pub mod literal_text;
