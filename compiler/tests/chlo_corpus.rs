@@ -98,6 +98,9 @@ fn chlo_expansions_match_stablehlo_testdata() {
                     continue;
                 }
             };
+            if let Err(e) = apu_compiler::valid::validate(m.clone()) {
+                panic!("{op} {ty}: expansion does not validate: {e}");
+            }
             let main = m.entry_function();
             let got = eval_fn(&m, main, vec![]).remove(0);
             let expected = eval_fn(&m, m.function("expected").unwrap(), vec![]).remove(0);

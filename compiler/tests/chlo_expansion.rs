@@ -91,3 +91,20 @@ fn top_k_is_a_sort_and_slices() {
     assert_eq!(kinds, ["iota", "sort", "slice", "slice"]);
     apu_compiler::valid::validate(m).unwrap();
 }
+
+#[test]
+fn every_expansion_validates_in_every_float_type() {
+    let ops = ["erf", "erf_inv", "erfc", "lgamma", "digamma", "tan", "atan", "asin", "acos", "sinh", "cosh", "asinh", "acosh", "atanh"];
+    for op in ops {
+        for ty in ["f32", "f64", "f16", "bf16"] {
+            let t = format!("tensor<3x{ty}>");
+            let text = format!("func.func @main(%arg0: {t}) -> {t} {{\n  %0 = chlo.{op} %arg0 : {t} -> {t}\n  return %0 : {t}\n}}\n");
+            let m = parse_module(&text).unwrap_or_else(|e| panic!("chlo.{op} on {ty}: {e}"));
+            apu_compiler::valid::validate(m).unwrap_or_else(|e| panic!("chlo.{op} on {ty}: {e}"));
+        }
+    }
+    for op in ["is_inf", "is_pos_inf", "is_neg_inf"] {
+        let text = format!("func.func @main(%arg0: tensor<3xf32>) -> tensor<3xi1> {{\n  %0 = chlo.{op} %arg0 : tensor<3xf32> -> tensor<3xi1>\n  return %0 : tensor<3xi1>\n}}\n");
+        apu_compiler::valid::validate(parse_module(&text).unwrap()).unwrap();
+    }
+}

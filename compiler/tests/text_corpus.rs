@@ -65,3 +65,17 @@ fn corpus_report() {
         eprintln!("{n:5}  {k}\n       e.g. {example}");
     }
 }
+
+#[test]
+#[ignore]
+fn corpus_one_file() {
+    let Some(f) = std::env::var_os("APU_TEXT_FILE") else { return };
+    let text = std::fs::read_to_string(f).unwrap();
+    match parse_module(&text) {
+        Err(e) => eprintln!("parse: {e}"),
+        Ok(m) => match validate(m) {
+            Err(e) => eprintln!("validate: {e}"),
+            Ok(_) => eprintln!("ok"),
+        },
+    }
+}

@@ -82,7 +82,7 @@ pub(super) fn lgamma(b: &mut Builder, x: ValueId, ty: &TensorType) -> Result<Val
     let lpi = b.splat(std::f64::consts::PI.ln(), ty)?;
     let r1 = b.bin(BinaryOp::Subtract, lpi, denom);
     let r2 = b.bin(BinaryOp::Subtract, r1, log_y);
-    let finite = b.un(UnaryOp::IsFinite, denom);
+    let finite = b.op(OpKind::Unary(UnaryOp::IsFinite), vec![denom], Type::Tensor(pred.clone()));
     let neg_denom = b.un(UnaryOp::Negate, denom);
     let reflection = b.select(finite, r2, neg_denom);
     let result = b.select(reflect, reflection, log_y);
