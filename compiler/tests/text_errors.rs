@@ -181,3 +181,32 @@ fn mhlo_text_of_the_pjrt_c_api_test() {
     assert_eq!(m.entry_function().body.ops[0].kind, apu_compiler::ir::OpKind::BroadcastInDim { broadcast_dimensions: vec![1] });
     apu_compiler::valid::validate(m).unwrap();
 }
+
+/// `depth` nested `case` ops, each returning the one inside it.
+fn nested_cases(depth: usize) -> String {
+    let mut body = String::from("stablehlo.return %arg0 : tensor<i32>");
+    for level in 0..depth {
+        let term = if level + 1 == depth { "return" } else { "stablehlo.return" };
+        body = format!("%r = \"stablehlo.case\"(%arg0) ({{\n{body}\n}}) : (tensor<i32>) -> tensor<i32>\n{term} %r : tensor<i32>");
+    }
+    format!("func.func @main(%arg0: tensor<i32>) -> tensor<i32> {{\n{body}\n}}\n")
+}
+
+#[test]
+fn deeply_nested_regions_are_an_error_not_a_stack_overflow() {
+    let e = error_of(&nested_cases(1000));
+    assert!(e.message.contains("nesting deeper"), "{}", e.message);
+    // Just below the limit the program parses, validates and prints (on this 2 MiB test thread).
+    let text = nested_cases(45);
+    let m = parse_module(&text).unwrap_or_else(|e| panic!("{e}"));
+    let printed = apu_compiler::print::print_module(&m);
+    apu_compiler::valid::validate(m).unwrap();
+    parse_module(&printed).unwrap();
+    // Unterminated pretty while loops nested deeply.
+    let mut text = String::from("func.func @main(%arg0: tensor<i32>) -> tensor<i32> {\n");
+    for _ in 0..1000 {
+        text.push_str("%r = stablehlo.while(%it = %arg0) : tensor<i32>\ncond {\n%p = stablehlo.compare LT, %it, %it : (tensor<i32>, tensor<i32>) -> tensor<i1>\nstablehlo.return %p : tensor<i1>\n} do {\n");
+    }
+    let e = error_of(&text);
+    assert!(e.message.contains("nesting deeper"), "{}", e.message);
+}

@@ -21,8 +21,19 @@ mod pretty;
 use crate::ir::Module;
 use crate::Result;
 
+/// Stack for the parsing thread. The parser is recursive descent and bounds its nesting depth
+/// (`parser::MAX_DEPTH`); unoptimized builds need several hundred KiB per nested region, more than
+/// a default 2 MiB thread has. Only the pages actually touched are committed.
+const PARSER_STACK_BYTES: usize = 64 << 20;
+
 /// Parses StableHLO/MLIR text into a module whose entry is `@main`.
 pub fn parse_module(text: &str) -> Result<Module> {
-    let mut p = parser::Parser::new(text)?;
-    p.parse_top_level()
+    std::thread::scope(|scope| {
+        let worker = std::thread::Builder::new()
+            .name("apu-text-parser".into())
+            .stack_size(PARSER_STACK_BYTES)
+            .spawn_scoped(scope, || parser::Parser::new(text)?.parse_top_level())
+            .map_err(|e| crate::Error::internal(format!("cannot start the text parser thread: {e}")))?;
+        worker.join().map_err(|_| crate::Error::internal("the text parser panicked"))?
+    })
 }

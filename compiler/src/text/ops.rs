@@ -9,6 +9,8 @@ use crate::ir::{ArgAttrs, Function, Location, Module, Op, Region, Type, ValueId}
 use crate::{Error, Result};
 use std::collections::HashMap;
 
+const REGION_WEIGHT: usize = 4;
+
 /// The function being built: its value arena and the SSA names in scope (one map per region).
 pub struct FuncState {
     pub func: Function,
@@ -415,11 +417,13 @@ impl<'a> Parser<'a> {
     /// `{ [^bb0(args):] ops }`. `params` gives the arguments when the surrounding syntax names them
     /// (function signatures, `while`, `reduce ... reducer(...)`).
     pub fn parse_region(&mut self, fs: &mut FuncState, params: Option<Vec<ArgSyntax>>) -> Result<Region> {
-        self.enter()?;
+        // A region level costs several parser frames: weigh it so that the depth limit holds
+        // within a 2 MiB thread stack (about 50 nested regions).
+        self.enter_weighted(REGION_WEIGHT)?;
         fs.push_scope();
         let r = self.parse_region_inner(fs, params);
         fs.pop_scope();
-        self.leave();
+        self.leave_weighted(REGION_WEIGHT);
         r
     }
 

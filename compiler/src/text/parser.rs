@@ -133,14 +133,22 @@ impl<'a> Parser<'a> {
     }
 
     pub fn enter(&mut self) -> Result<()> {
-        self.depth += 1;
+        self.enter_weighted(1)
+    }
+
+    /// Like [`Self::enter`] for constructs whose parsing uses more stack per level (regions).
+    pub fn enter_weighted(&mut self, weight: usize) -> Result<()> {
+        self.depth += weight;
         if self.depth > MAX_DEPTH {
             return Err(self.err_at(self.tok.start, format!("nesting deeper than {MAX_DEPTH} levels")));
         }
         Ok(())
     }
     pub fn leave(&mut self) {
-        self.depth = self.depth.saturating_sub(1);
+        self.leave_weighted(1)
+    }
+    pub fn leave_weighted(&mut self, weight: usize) {
+        self.depth = self.depth.saturating_sub(weight);
     }
 
     /// Parses `item (, item)*` up to and including `close` (which may come first: empty list).

@@ -50,7 +50,12 @@ pub(crate) struct Ctx<'m> {
     pub func: &'m Function,
     /// Whether each value is defined and in scope at the current point.
     defined: Vec<bool>,
+    /// Current region nesting, bounded so that hostile IR cannot exhaust the stack.
+    depth: usize,
 }
+
+/// Regions nested deeper than this are rejected (real programs stay far below).
+const MAX_REGION_DEPTH: usize = 128;
 
 impl<'m> Ctx<'m> {
     pub fn ty(&self, v: ValueId) -> Result<&'m Type> {
@@ -88,6 +93,16 @@ impl<'m> Ctx<'m> {
     /// Checks a region: its ops in order, nested regions, and the values it returns. Values defined
     /// inside go out of scope at the end.
     pub fn check_region(&mut self, region: &'m Region) -> Result<()> {
+        if self.depth >= MAX_REGION_DEPTH {
+            return Err(Error::invalid(format!("regions nested deeper than {MAX_REGION_DEPTH} levels")));
+        }
+        self.depth += 1;
+        let r = self.check_region_inner(region);
+        self.depth -= 1;
+        r
+    }
+
+    fn check_region_inner(&mut self, region: &'m Region) -> Result<()> {
         for &p in &region.params {
             self.define(p)?;
         }
@@ -120,7 +135,7 @@ impl<'m> Ctx<'m> {
 }
 
 fn check_function(module: &Module, f: &Function) -> Result<()> {
-    let mut ctx = Ctx { module, func: f, defined: vec![false; f.values.len()] };
+    let mut ctx = Ctx { module, func: f, defined: vec![false; f.values.len()], depth: 0 };
     if !f.arg_attrs.is_empty() && f.arg_attrs.len() != f.body.params.len() {
         return Err(Error::invalid(format!("{} argument attribute entries for {} arguments", f.arg_attrs.len(), f.body.params.len())));
     }
