@@ -79,3 +79,23 @@ fn corpus_one_file() {
         },
     }
 }
+
+#[test]
+#[ignore]
+fn large_program_timing() {
+    // 100k chained adds: parse, validate and print must stay linear.
+    let n = 100_000;
+    let mut text = String::from("func.func @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {\n  %0 = stablehlo.add %arg0, %arg0 : tensor<4xf32>\n");
+    for i in 1..n {
+        text.push_str(&format!("  %{i} = stablehlo.add %{}, %arg0 : tensor<4xf32> loc(\"f.py\":{i}:1)\n", i - 1));
+    }
+    text.push_str(&format!("  return %{} : tensor<4xf32>\n}}\n", n - 1));
+    let t = std::time::Instant::now();
+    let m = parse_module(&text).unwrap();
+    let parsed = t.elapsed();
+    let printed = print_module(&m);
+    let p = t.elapsed();
+    validate(m).unwrap();
+    eprintln!("{} bytes: parse {:?}, print {:?}, validate {:?}", text.len(), parsed, p - parsed, t.elapsed() - p);
+    assert!(printed.len() > text.len() / 2);
+}

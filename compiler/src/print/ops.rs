@@ -20,7 +20,7 @@ impl FuncPrinter<'_> {
         let out_types = self.types(&op.results);
         let operands = self.names(&op.operands);
         // Operands are named before results so that a malformed self-use still prints.
-        let prefix = self.name_results(&op.results);
+        let prefix = self.name_results(&op.kind, &op.results);
         self.out.push_str(&prefix);
         let fn_ty = function_type(&in_types, &out_types);
         let all_same = out_types.len() == 1 && in_types.iter().all(|t| *t == out_types[0]);
@@ -105,6 +105,52 @@ impl FuncPrinter<'_> {
                     let _ = write!(w, ", precision = [{}]", ps.join(", "));
                 }
                 let _ = write!(w, " : {fn_ty}");
+            }
+            OpKind::Convolution {
+                window_strides,
+                padding,
+                lhs_dilation,
+                rhs_dilation,
+                window_reversal,
+                dims,
+                feature_group_count,
+                batch_group_count,
+                precision,
+            } => {
+                struct Dims<'a>(&'a crate::ir::ConvDims);
+                impl std::fmt::Display for Dims<'_> {
+                    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                        crate::text::attr::write_conv_dims(f, self.0)
+                    }
+                }
+                let _ = write!(w, "stablehlo.convolution({operands}) dim_numbers = {}", Dims(dims));
+                let mut window = Vec::new();
+                if !window_strides.is_empty() {
+                    window.push(format!("stride = {}", I64List(window_strides)));
+                }
+                if !padding.is_empty() {
+                    let pads: Vec<String> = padding.iter().map(|(lo, hi)| format!("[{lo}, {hi}]")).collect();
+                    window.push(format!("pad = [{}]", pads.join(", ")));
+                }
+                if !lhs_dilation.is_empty() {
+                    window.push(format!("lhs_dilate = {}", I64List(lhs_dilation)));
+                }
+                if !rhs_dilation.is_empty() {
+                    window.push(format!("rhs_dilate = {}", I64List(rhs_dilation)));
+                }
+                if !window_reversal.is_empty() {
+                    let rs: Vec<String> = window_reversal.iter().map(|b| b.to_string()).collect();
+                    window.push(format!("reverse = [{}]", rs.join(", ")));
+                }
+                if !window.is_empty() {
+                    let _ = write!(w, ", window = {{{}}}", window.join(", "));
+                }
+                let _ = write!(w, " {{batch_group_count = {batch_group_count} : i64, feature_group_count = {feature_group_count} : i64");
+                if !precision.is_empty() {
+                    let ps: Vec<String> = precision.iter().map(|p| format!("#stablehlo<precision {}>", precision_name(*p))).collect();
+                    let _ = write!(w, ", precision_config = [{}]", ps.join(", "));
+                }
+                let _ = write!(w, "}} : {fn_ty}");
             }
             OpKind::Call { callee } => {
                 let kw = if depth > 2 { "func.call" } else { "call" };
