@@ -99,3 +99,11 @@ fn large_program_timing() {
     eprintln!("{} bytes: parse {:?}, print {:?}, validate {:?}", text.len(), parsed, p - parsed, t.elapsed() - p);
     assert!(printed.len() > text.len() / 2);
 }
+
+#[test]
+#[ignore]
+fn print_one_file() {
+    let Some(f) = std::env::var_os("APU_TEXT_FILE") else { return };
+    let m = parse_module(&std::fs::read_to_string(f).unwrap()).unwrap();
+    print!("{}", print_module(&m));
+}

@@ -42,6 +42,8 @@ pub(crate) struct FuncPrinter<'a> {
     pub(crate) f: &'a Function,
     pub(crate) out: &'a mut String,
     names: Vec<Option<String>>,
+    /// The `%x = ` prefix of each op, keyed by its first result.
+    prefixes: Vec<Option<String>>,
     next_value: usize,
     next_arg: usize,
     /// Suffix for the next clash of a named value (`%cst_0`, `%c_1`, …), shared by all names as in
@@ -66,6 +68,7 @@ impl<'a> FuncPrinter<'a> {
             f,
             out,
             names: vec![None; f.values.len()],
+            prefixes: vec![None; f.values.len()],
             next_value: 0,
             next_arg: 0,
             next_conflict: 0,
@@ -80,6 +83,9 @@ impl<'a> FuncPrinter<'a> {
             // Only reachable for malformed IR (a use before its definition): still print something.
             None => format!("%invalid{}", v.0),
         }
+    }
+    pub(crate) fn prefix(&self, first_result: ValueId) -> Option<String> {
+        self.prefixes.get(first_result.index()).cloned().flatten()
     }
     pub(crate) fn names(&self, vs: &[ValueId]) -> String {
         vs.iter().map(|&v| self.name(v)).collect::<Vec<_>>().join(", ")
@@ -136,7 +142,7 @@ impl<'a> FuncPrinter<'a> {
     }
     /// Names an op's results (`%cst`/`%c` for constants, `%output_state, %output` for
     /// rng_bit_generator, numbers otherwise, like JAX's printout); returns the `... = ` prefix.
-    pub(crate) fn name_results(&mut self, kind: &OpKind, results: &[ValueId]) -> String {
+    fn name_results(&mut self, kind: &OpKind, results: &[ValueId]) -> String {
         let bases: Option<&[&str]> = match kind {
             OpKind::Constant(lit) if lit.ty.elem.is_float() || lit.ty.elem.is_complex() => Some(&["cst"]),
             OpKind::Constant(_) => Some(&["c"]),
@@ -222,6 +228,14 @@ impl<'a> FuncPrinter<'a> {
 
     /// Prints a region's ops and its terminator at `depth`.
     pub(crate) fn print_block_body(&mut self, r: &Region, depth: usize, terminator: &str) {
+        // Like MLIR, name every value of this block before any nested region: nested regions
+        // continue from the block's final counters.
+        for op in &r.ops {
+            let prefix = self.name_results(&op.kind, &op.results);
+            if let Some(slot) = op.results.first().and_then(|v| self.prefixes.get_mut(v.index())) {
+                *slot = Some(prefix);
+            }
+        }
         for op in &r.ops {
             self.print_op(op, depth);
         }

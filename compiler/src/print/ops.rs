@@ -19,8 +19,7 @@ impl FuncPrinter<'_> {
         let in_types = self.types(&op.operands);
         let out_types = self.types(&op.results);
         let operands = self.names(&op.operands);
-        // Operands are named before results so that a malformed self-use still prints.
-        let prefix = self.name_results(&op.kind, &op.results);
+        let prefix = op.results.first().and_then(|v| self.prefix(*v)).unwrap_or_default();
         self.out.push_str(&prefix);
         let fn_ty = function_type(&in_types, &out_types);
         let all_same = out_types.len() == 1 && in_types.iter().all(|t| *t == out_types[0]);
