@@ -210,3 +210,15 @@ fn deeply_nested_regions_are_an_error_not_a_stack_overflow() {
     let e = error_of(&text);
     assert!(e.message.contains("nesting deeper"), "{}", e.message);
 }
+
+#[test]
+fn composite_prints_in_pretty_form_and_round_trips() {
+    let text = "module @m {\n  func.func public @main(%arg0: tensor<3xf32>) -> tensor<3xf32> {\n    %0 = stablehlo.composite \"chlo.erf\" %arg0 {decomposition = @chlo.erf.impl, version = 1 : i32} : (tensor<3xf32>) -> tensor<3xf32>\n    return %0 : tensor<3xf32>\n  }\n  func.func private @chlo.erf.impl(%arg0: tensor<3xf32>) -> tensor<3xf32> {\n    return %arg0 : tensor<3xf32>\n  }\n}\n";
+    let m = parse_module(text).unwrap();
+    let printed = apu_compiler::print::print_module(&m);
+    assert!(printed.contains("%0 = stablehlo.composite \"chlo.erf\" %arg0 {decomposition = @chlo.erf.impl, version = 1 : i32} : (tensor<3xf32>) -> tensor<3xf32>"), "{printed}");
+    let again = parse_module(&printed).unwrap();
+    assert_eq!(again.entry_function().body.ops[0].kind, m.entry_function().body.ops[0].kind);
+    assert_eq!(apu_compiler::print::print_module(&again), printed);
+    apu_compiler::valid::validate(m).unwrap();
+}

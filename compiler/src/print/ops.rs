@@ -3,7 +3,7 @@
 use super::{function_type, type_list, FuncPrinter};
 use crate::ir::{Op, OpKind, Region, Type};
 use crate::text::attr::{write_dict, Attr, I64List};
-use crate::text::opdefs::{attrs_from_kind, compare_type_name, direction_name, precision_name};
+use crate::text::opdefs::{attrs_from_kind, compare_type_name, direction_name, precision_name, value_to_attr};
 use std::fmt::Write;
 
 struct Dict<'a>(&'a [(String, Attr)]);
@@ -150,6 +150,19 @@ impl FuncPrinter<'_> {
                     let _ = write!(w, ", precision_config = [{}]", ps.join(", "));
                 }
                 let _ = write!(w, "}} : {fn_ty}");
+            }
+            OpKind::Composite { name, decomposition, version, attributes } => {
+                let _ = write!(w, "stablehlo.composite ");
+                let mut attrs: Vec<(String, Attr)> = Vec::new();
+                if !attributes.is_empty() {
+                    let dict = attributes.iter().map(|(k, v)| (k.clone(), value_to_attr(v))).collect();
+                    attrs.push(("composite_attributes".into(), Attr::Dict(dict)));
+                }
+                attrs.push(("decomposition".into(), Attr::SymbolRef(decomposition.clone())));
+                if *version != 0 {
+                    attrs.push(("version".into(), Attr::Int(*version as i128, Some(crate::ir::ElementType::S32))));
+                }
+                let _ = write!(w, "{} {operands} {} : {fn_ty}", Attr::Str(name.clone()), Dict(&attrs));
             }
             OpKind::Call { callee } => {
                 let kw = if depth > 2 { "func.call" } else { "call" };

@@ -2,8 +2,15 @@
 //!
 //! Layout: `lexer` (tokens with byte spans), `parser` (types, attributes, locations), `ops`
 //! (modules, functions, regions, generic ops), `pretty` (custom op forms), `opdefs` (op name +
-//! attributes ↔ [`crate::ir::OpKind`]), `literal_text` and `minifloat` (`dense<...>` values),
-//! `chlo` (CHLO ops expanded to IR ops). Errors name `line:column` and what was expected.
+//! attributes ↔ [`crate::ir::OpKind`], shared with the printer), `literal_text` and `minifloat`
+//! (`dense<...>` values), `chlo*` (CHLO ops expanded into IR ops at read time: erf, erf_inv, erfc,
+//! lgamma, digamma, top_k, inverse trigonometric/hyperbolic functions, ...).
+//!
+//! Errors name `line:column` and what was expected; unsupported constructs (dynamic shapes,
+//! quantized types, unknown ops) are UNIMPLEMENTED errors. Ops without a `loc(...)` get the
+//! location `<text>:line:col`. Nesting is bounded and parsing runs on its own large-stack thread,
+//! so hostile input gives an error, never a crash. MHLO spellings (`mhlo.add`, `mhlo.copy`,
+//! `mhlo.broadcast`) and the old `func` keyword are accepted for hand-written and test programs.
 
 pub mod attr;
 mod chlo;
