@@ -107,7 +107,10 @@ impl<'m> Ctx<'m> {
             self.define(p)?;
         }
         for op in &region.ops {
-            let at = || format!("stablehlo.{} at {}", op.kind.name(), op.location);
+            let at = || {
+                let dialect = if matches!(op.kind, crate::ir::OpKind::Call { .. }) { "func" } else { "stablehlo" };
+                format!("{dialect}.{} at {}", op.kind.name(), op.location)
+            };
             for &v in &op.operands {
                 self.check_used(v, "operand").map_err(|e| e.context(at()))?;
             }
