@@ -6,7 +6,8 @@
 
 mod ops;
 
-use crate::ir::{Function, Module, Region, Type, ValueId};
+use crate::ir::{Function, Module, OpKind, Region, Type, ValueId};
+use std::collections::HashSet;
 use std::fmt::Write;
 
 /// Prints a module.
@@ -41,14 +42,39 @@ pub(crate) struct FuncPrinter<'a> {
     pub(crate) f: &'a Function,
     pub(crate) out: &'a mut String,
     names: Vec<Option<String>>,
+    /// The `%x = ` prefix of each op, keyed by its first result.
+    prefixes: Vec<Option<String>>,
     next_value: usize,
     next_arg: usize,
-    next_iter: usize,
+    /// Suffix for the next clash of a named value (`%cst_0`, `%c_1`, …), shared by all names as in
+    /// MLIR's printer.
+    next_conflict: usize,
+    /// Names in use, and the names each open region added (released when it closes).
+    used: HashSet<String>,
+    scopes: Vec<Vec<String>>,
+}
+
+/// Counters saved when a region opens and restored when it closes, so that sibling regions
+/// reuse the same names and numbers (as MLIR prints them).
+pub(crate) struct Saved {
+    next_value: usize,
+    next_arg: usize,
+    next_conflict: usize,
 }
 
 impl<'a> FuncPrinter<'a> {
     fn new(f: &'a Function, out: &'a mut String) -> Self {
-        FuncPrinter { f, out, names: vec![None; f.values.len()], next_value: 0, next_arg: 0, next_iter: 0 }
+        FuncPrinter {
+            f,
+            out,
+            names: vec![None; f.values.len()],
+            prefixes: vec![None; f.values.len()],
+            next_value: 0,
+            next_arg: 0,
+            next_conflict: 0,
+            used: HashSet::new(),
+            scopes: vec![Vec::new()],
+        }
     }
 
     pub(crate) fn name(&self, v: ValueId) -> String {
@@ -57,6 +83,9 @@ impl<'a> FuncPrinter<'a> {
             // Only reachable for malformed IR (a use before its definition): still print something.
             None => format!("%invalid{}", v.0),
         }
+    }
+    pub(crate) fn prefix(&self, first_result: ValueId) -> Option<String> {
+        self.prefixes.get(first_result.index()).cloned().flatten()
     }
     pub(crate) fn names(&self, vs: &[ValueId]) -> String {
         vs.iter().map(|&v| self.name(v)).collect::<Vec<_>>().join(", ")
@@ -79,12 +108,25 @@ impl<'a> FuncPrinter<'a> {
         self.next_arg += 1;
         self.set_name(v, n);
     }
-    /// Gives `vs` the next free `iterArg` name each; returns the names.
+    /// `base`, or `base_N` with the next conflict number when `base` is taken.
+    fn unique(&mut self, base: &str) -> String {
+        let mut name = base.to_string();
+        while self.used.contains(&name) {
+            name = format!("{base}_{}", self.next_conflict);
+            self.next_conflict += 1;
+        }
+        self.used.insert(name.clone());
+        if let Some(scope) = self.scopes.last_mut() {
+            scope.push(name.clone());
+        }
+        name
+    }
+
+    /// Gives each of `vs` a unique `iterArg` name; returns the names.
     pub(crate) fn name_iter_args(&mut self, vs: &[ValueId]) -> Vec<String> {
         vs.iter()
             .map(|&v| {
-                let n = if self.next_iter == 0 { "iterArg".to_string() } else { format!("iterArg_{}", self.next_iter - 1) };
-                self.next_iter += 1;
+                let n = self.unique("iterArg");
                 self.set_name(v, n.clone());
                 n
             })
@@ -98,8 +140,23 @@ impl<'a> FuncPrinter<'a> {
             }
         }
     }
-    /// Names an op's results; returns the `%N = ` / `%N:k = ` prefix.
-    pub(crate) fn name_results(&mut self, results: &[ValueId]) -> String {
+    /// Names an op's results (`%cst`/`%c` for constants, `%output_state, %output` for
+    /// rng_bit_generator, numbers otherwise, like JAX's printout); returns the `... = ` prefix.
+    fn name_results(&mut self, kind: &OpKind, results: &[ValueId]) -> String {
+        let bases: Option<&[&str]> = match kind {
+            OpKind::Constant(lit) if lit.ty.elem.is_float() || lit.ty.elem.is_complex() => Some(&["cst"]),
+            OpKind::Constant(_) => Some(&["c"]),
+            OpKind::RngBitGenerator { .. } => Some(&["output_state", "output"]),
+            _ => None,
+        };
+        if let Some(bases) = bases.filter(|b| b.len() == results.len()) {
+            let names: Vec<String> = bases.iter().map(|b| self.unique(b)).collect();
+            for (&r, n) in results.iter().zip(&names) {
+                self.set_name(r, n.clone());
+            }
+            let list: Vec<String> = names.iter().map(|n| format!("%{n}")).collect();
+            return format!("{} = ", list.join(", "));
+        }
         if results.is_empty() {
             return String::new();
         }
@@ -116,12 +173,21 @@ impl<'a> FuncPrinter<'a> {
         }
     }
 
-    pub(crate) fn save_counters(&self) -> (usize, usize) {
-        (self.next_value, self.next_arg)
+    /// Opens a region's naming scope.
+    pub(crate) fn save_counters(&mut self) -> Saved {
+        self.scopes.push(Vec::new());
+        Saved { next_value: self.next_value, next_arg: self.next_arg, next_conflict: self.next_conflict }
     }
-    pub(crate) fn restore_counters(&mut self, saved: (usize, usize)) {
-        self.next_value = saved.0;
-        self.next_arg = saved.1;
+    /// Closes the scope opened by [`Self::save_counters`].
+    pub(crate) fn restore_counters(&mut self, saved: Saved) {
+        if let Some(names) = self.scopes.pop() {
+            for n in names {
+                self.used.remove(&n);
+            }
+        }
+        self.next_value = saved.next_value;
+        self.next_arg = saved.next_arg;
+        self.next_conflict = saved.next_conflict;
     }
 
     pub(crate) fn indent(&mut self, depth: usize) {
@@ -162,6 +228,14 @@ impl<'a> FuncPrinter<'a> {
 
     /// Prints a region's ops and its terminator at `depth`.
     pub(crate) fn print_block_body(&mut self, r: &Region, depth: usize, terminator: &str) {
+        // Like MLIR, name every value of this block before any nested region: nested regions
+        // continue from the block's final counters.
+        for op in &r.ops {
+            let prefix = self.name_results(&op.kind, &op.results);
+            if let Some(slot) = op.results.first().and_then(|v| self.prefixes.get_mut(v.index())) {
+                *slot = Some(prefix);
+            }
+        }
         for op in &r.ops {
             self.print_op(op, depth);
         }
@@ -177,7 +251,7 @@ impl<'a> FuncPrinter<'a> {
     /// Prints a nested region `{ ... }` (opening brace already written by the caller), with the
     /// value numbering scoped like MLIR's: names inside are reused by sibling regions.
     pub(crate) fn print_nested_region(&mut self, r: &Region, depth: usize, with_block_args: bool) {
-        let saved = (self.next_value, self.next_arg);
+        let saved = self.save_counters();
         if with_block_args && !r.params.is_empty() {
             for &p in &r.params {
                 self.name_arg(p);
@@ -187,8 +261,7 @@ impl<'a> FuncPrinter<'a> {
             let _ = writeln!(self.out, "^bb0({}):", args.join(", "));
         }
         self.print_block_body(r, depth + 1, "stablehlo.return");
-        self.next_value = saved.0;
-        self.next_arg = saved.1;
+        self.restore_counters(saved);
     }
 }
 

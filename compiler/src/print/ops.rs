@@ -3,7 +3,7 @@
 use super::{function_type, type_list, FuncPrinter};
 use crate::ir::{Op, OpKind, Region, Type};
 use crate::text::attr::{write_dict, Attr, I64List};
-use crate::text::opdefs::{attrs_from_kind, compare_type_name, direction_name, precision_name};
+use crate::text::opdefs::{attrs_from_kind, compare_type_name, direction_name, precision_name, value_to_attr};
 use std::fmt::Write;
 
 struct Dict<'a>(&'a [(String, Attr)]);
@@ -19,8 +19,7 @@ impl FuncPrinter<'_> {
         let in_types = self.types(&op.operands);
         let out_types = self.types(&op.results);
         let operands = self.names(&op.operands);
-        // Operands are named before results so that a malformed self-use still prints.
-        let prefix = self.name_results(&op.results);
+        let prefix = op.results.first().and_then(|v| self.prefix(*v)).unwrap_or_default();
         self.out.push_str(&prefix);
         let fn_ty = function_type(&in_types, &out_types);
         let all_same = out_types.len() == 1 && in_types.iter().all(|t| *t == out_types[0]);
@@ -29,6 +28,15 @@ impl FuncPrinter<'_> {
         match &op.kind {
             OpKind::Unary(_) | OpKind::Binary(_) | OpKind::Clamp if all_same && !in_types.is_empty() => {
                 let _ = write!(w, "stablehlo.{} {operands} : {}", op.kind.name(), out_types[0]);
+            }
+            OpKind::Binary(crate::ir::BinaryOp::Complex)
+                if out_types.len() == 1
+                    && in_types.len() == 2
+                    && in_types.iter().all(|t| {
+                        matches!((t, &out_types[0]), (Type::Tensor(a), Type::Tensor(r)) if a.shape == r.shape && a.elem == r.elem.real_part() && r.elem.is_complex())
+                    }) =>
+            {
+                let _ = write!(w, "stablehlo.complex {operands} : {}", out_types[0]);
             }
             OpKind::Unary(_) | OpKind::Binary(_) | OpKind::Clamp => {
                 let _ = write!(w, "stablehlo.{} {operands} : {fn_ty}", op.kind.name());
@@ -96,6 +104,65 @@ impl FuncPrinter<'_> {
                     let _ = write!(w, ", precision = [{}]", ps.join(", "));
                 }
                 let _ = write!(w, " : {fn_ty}");
+            }
+            OpKind::Convolution {
+                window_strides,
+                padding,
+                lhs_dilation,
+                rhs_dilation,
+                window_reversal,
+                dims,
+                feature_group_count,
+                batch_group_count,
+                precision,
+            } => {
+                struct Dims<'a>(&'a crate::ir::ConvDims);
+                impl std::fmt::Display for Dims<'_> {
+                    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                        crate::text::attr::write_conv_dims(f, self.0)
+                    }
+                }
+                let _ = write!(w, "stablehlo.convolution({operands}) dim_numbers = {}", Dims(dims));
+                let mut window = Vec::new();
+                if !window_strides.is_empty() {
+                    window.push(format!("stride = {}", I64List(window_strides)));
+                }
+                if !padding.is_empty() {
+                    let pads: Vec<String> = padding.iter().map(|(lo, hi)| format!("[{lo}, {hi}]")).collect();
+                    window.push(format!("pad = [{}]", pads.join(", ")));
+                }
+                if !lhs_dilation.is_empty() {
+                    window.push(format!("lhs_dilate = {}", I64List(lhs_dilation)));
+                }
+                if !rhs_dilation.is_empty() {
+                    window.push(format!("rhs_dilate = {}", I64List(rhs_dilation)));
+                }
+                if !window_reversal.is_empty() {
+                    let rs: Vec<String> = window_reversal.iter().map(|b| b.to_string()).collect();
+                    window.push(format!("reverse = [{}]", rs.join(", ")));
+                }
+                if !window.is_empty() {
+                    let _ = write!(w, ", window = {{{}}}", window.join(", "));
+                }
+                let _ = write!(w, " {{batch_group_count = {batch_group_count} : i64, feature_group_count = {feature_group_count} : i64");
+                if !precision.is_empty() {
+                    let ps: Vec<String> = precision.iter().map(|p| format!("#stablehlo<precision {}>", precision_name(*p))).collect();
+                    let _ = write!(w, ", precision_config = [{}]", ps.join(", "));
+                }
+                let _ = write!(w, "}} : {fn_ty}");
+            }
+            OpKind::Composite { name, decomposition, version, attributes } => {
+                let _ = write!(w, "stablehlo.composite ");
+                let mut attrs: Vec<(String, Attr)> = Vec::new();
+                if !attributes.is_empty() {
+                    let dict = attributes.iter().map(|(k, v)| (k.clone(), value_to_attr(v))).collect();
+                    attrs.push(("composite_attributes".into(), Attr::Dict(dict)));
+                }
+                attrs.push(("decomposition".into(), Attr::SymbolRef(decomposition.clone())));
+                if *version != 0 {
+                    attrs.push(("version".into(), Attr::Int(*version as i128, Some(crate::ir::ElementType::S32))));
+                }
+                let _ = write!(w, "{} {operands} {} : {fn_ty}", Attr::Str(name.clone()), Dict(&attrs));
             }
             OpKind::Call { callee } => {
                 let kw = if depth > 2 { "func.call" } else { "call" };

@@ -64,13 +64,20 @@ pub fn build_literal(body: &DenseBody, ty: &TensorType) -> Result<Literal, Strin
             }
         }
         DenseBody::Elems(DenseElem::List(items)) => {
-            let mut flat = Vec::with_capacity(n);
+            // No capacity from the type: it may claim far more elements than the list holds.
+            let mut flat = Vec::new();
             flatten(items, &ty.shape, 0, &mut flat)?;
-            let mut bytes = Vec::with_capacity(n * esize);
+            let mut bytes = Vec::with_capacity(flat.len() * esize);
             for e in flat {
                 encode_element(e, ty.elem, &mut bytes)?;
             }
-            Literal::dense(ty.clone(), bytes)
+            // Like MLIR, a list whose elements are all equal is a splat.
+            if n > 1 && all_equal(&bytes, esize) {
+                bytes.truncate(esize);
+                Literal::splat(ty.clone(), bytes)
+            } else {
+                Literal::dense(ty.clone(), bytes)
+            }
         }
         DenseBody::Elems(scalar) => {
             let mut bytes = Vec::with_capacity(esize);
@@ -79,6 +86,11 @@ pub fn build_literal(body: &DenseBody, ty: &TensorType) -> Result<Literal, Strin
         }
     };
     lit.map_err(|e| e.message)
+}
+
+/// Whether every `size`-byte element of `bytes` equals the first.
+pub fn all_equal(bytes: &[u8], size: usize) -> bool {
+    size > 0 && bytes.len() >= size && bytes.chunks(size).all(|c| c == &bytes[..size])
 }
 
 fn flatten<'a>(items: &'a [DenseElem], shape: &[i64], dim: usize, out: &mut Vec<&'a DenseElem>) -> Result<(), String> {
@@ -228,14 +240,61 @@ fn write_float_bits(f: &mut fmt::Formatter<'_>, bits: &[u8], t: ElementType) -> 
         let sign = if exp < 0 { '-' } else { '+' };
         return write!(f, "{mant}e{sign}{:02}", exp.abs());
     }
-    let short = if t == ElementType::F64 { format!("{v:?}") } else { format!("{:?}", v as f32) };
-    if short.contains('.') || short.contains("inf") || short.contains("NaN") {
-        write!(f, "{short}")
-    } else if let Some((m, e)) = short.split_once('e') {
-        write!(f, "{m}.0e{e}")
-    } else {
-        write!(f, "{short}.0")
+    match natural_precision_text(v, t) {
+        Some(s) if s.contains('.') && roundtrips(&s) => write!(f, "{s}"),
+        // MLIR falls back to the bit pattern when the decimal form has no '.'.
+        _ => write_hex_bits(f, bits),
     }
+}
+
+/// The decimal form MLIR prints for floats that six digits cannot hold: the value rounded to the
+/// type's natural number of significant digits (9 for f32, 17 for f64), trailing zeros dropped,
+/// plain notation unless that needs more than three padding zeros, else `d.dddE-N`.
+fn natural_precision_text(v: f64, t: ElementType) -> Option<String> {
+    let digits = match t {
+        ElementType::F64 => 17,
+        ElementType::F32 => 9,
+        ElementType::F16 => 5,
+        ElementType::BF16 => 4,
+        _ => return None,
+    };
+    const MAX_PADDING: i64 = 3;
+    let sci = format!("{:.*e}", digits - 1, v.abs());
+    let (mant, exp) = sci.split_once('e')?;
+    let exp10: i64 = exp.parse().ok()?;
+    let mut ds: String = mant.chars().filter(|c| c.is_ascii_digit()).collect();
+    while ds.len() > 1 && ds.ends_with('0') {
+        ds.pop();
+    }
+    let n = ds.len() as i64;
+    // value = ds × 10^exp, and the most significant digit has power exp10.
+    let exp = exp10 - (n - 1);
+    let scientific = if exp >= 0 { exp > MAX_PADDING || n + exp > digits as i64 } else { exp10 < 0 && -exp10 > MAX_PADDING };
+    let mut out = String::new();
+    if v.is_sign_negative() {
+        out.push('-');
+    }
+    if scientific {
+        out.push_str(&ds[..1]);
+        out.push('.');
+        out.push_str(if n == 1 { "0" } else { &ds[1..] });
+        out.push('E');
+        out.push_str(if exp10 < 0 { "-" } else { "+" });
+        out.push_str(&exp10.abs().to_string());
+    } else if exp >= 0 {
+        out.push_str(&ds);
+        out.push_str(&"0".repeat(exp as usize));
+    } else if exp10 >= 0 {
+        let whole = (exp10 + 1) as usize;
+        out.push_str(&ds[..whole]);
+        out.push('.');
+        out.push_str(&ds[whole..]);
+    } else {
+        out.push_str("0.");
+        out.push_str(&"0".repeat((-exp10 - 1) as usize));
+        out.push_str(&ds);
+    }
+    Some(out)
 }
 
 fn write_hex_bits(f: &mut fmt::Formatter<'_>, bits: &[u8]) -> fmt::Result {
@@ -297,8 +356,12 @@ fn write_nested(f: &mut fmt::Formatter<'_>, lit: &Literal, dim: usize, offset: &
 pub fn write_dense(f: &mut fmt::Formatter<'_>, lit: &Literal) -> fmt::Result {
     let n = lit.ty.num_elements();
     write!(f, "dense<")?;
+    let esize = lit.ty.elem.byte_size();
     if lit.splat && n != 0 {
         write_element(f, &lit.bytes, lit.ty.elem)?;
+    } else if n > 1 && lit.bytes.len() == lit.ty.byte_size() && all_equal(&lit.bytes, esize) {
+        // MLIR prints a constant whose elements are all equal as a splat.
+        write_element(f, &lit.bytes[..esize], lit.ty.elem)?;
     } else if n == 0 {
         // Nothing between the brackets; MLIR prints `dense<>` for empty tensors.
     } else if n > LIST_PRINT_LIMIT || lit.bytes.len() != lit.ty.byte_size() {
@@ -341,6 +404,21 @@ mod tests {
     }
 
     #[test]
+    fn floats_print_exactly_as_mlir_does() {
+        // Spellings taken from MLIR's printout of StableHLO constants.
+        for s in ["-2.72614237E-10", "0.00943887047", "2.1858087E-4", "-0.0142647391", "1.41421354", "-0.99999994", "0.333333343", "2.000000e+00"] {
+            let v = s.parse::<f32>().unwrap() as f64;
+            assert_eq!(F(v, ElementType::F32).to_string(), s);
+        }
+        for s in ["-709.78271289338397", "2.4619698147353052E-10", "0.56418958354775506", "557.53533536939938", "-0.0060336708714301491", "6.6376381343583238E-15", "1.6536545626831027"] {
+            let v = s.parse::<f64>().unwrap();
+            assert_eq!(F(v, ElementType::F64).to_string(), s);
+        }
+        // No '.' in the natural form: the bit pattern instead, as MLIR does.
+        assert_eq!(F(16777217.0, ElementType::F64).to_string(), "0x4170000010000000");
+    }
+
+    #[test]
     fn builds_nested_and_splat_literals() {
         let ty = TensorType::new(vec![2, 2], ElementType::S64);
         let body = DenseBody::Elems(DenseElem::List(vec![
@@ -351,6 +429,9 @@ mod tests {
         assert_eq!(&lit.bytes[16..24], &(-1i64).to_le_bytes());
         let splat = build_literal(&DenseBody::Elems(DenseElem::Int(1)), &ty).unwrap();
         assert!(splat.splat);
+        let same = DenseBody::Elems(DenseElem::List(vec![DenseElem::List(vec![DenseElem::Int(3), DenseElem::Int(3)]); 2]));
+        let lit = build_literal(&same, &ty).unwrap();
+        assert!(lit.splat && lit.bytes.len() == 8, "a list of equal elements is a splat");
         assert!(build_literal(&DenseBody::Elems(DenseElem::List(vec![DenseElem::Int(1)])), &ty).is_err());
         let u8t = TensorType::scalar(ElementType::U8);
         assert!(build_literal(&DenseBody::Elems(DenseElem::Int(256)), &u8t).is_err());

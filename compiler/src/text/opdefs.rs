@@ -2,8 +2,12 @@
 //! `kind_from_attrs` for the reader, `attrs_from_kind` for the printer's generic form. Keeping both
 //! directions in one file keeps them consistent (print → parse is a fixed point).
 
-use super::attr::{Attr, SynType};
+use super::attr::Attr;
 use crate::ir::*;
+
+/// Integer-list attributes (dimensions, paddings) longer than this are rejected: they describe
+/// tensor ranks, and a splat `dense<...>` could otherwise claim billions of entries.
+const MAX_LIST_ATTR: usize = 1 << 16;
 
 /// The attributes of one op (properties and discardable attributes together).
 pub struct Attrs<'a>(pub &'a [(String, Attr)]);
@@ -63,6 +67,7 @@ impl<'a> Attrs<'a> {
         match a {
             Attr::DenseArray(_, v) => v.iter().map(|&x| i64::try_from(x).map_err(|_| format!("'{name}' entry out of range"))).collect(),
             Attr::Array(items) => items.iter().map(|x| Self::i64_of(name, x)).collect(),
+            Attr::Dense(lit) if lit.ty.num_elements() > MAX_LIST_ATTR => Err(format!("attribute '{name}' has {} entries; at most {MAX_LIST_ATTR} are allowed", lit.ty.num_elements())),
             Attr::Dense(lit) if lit.ty.elem.is_int() || lit.ty.elem.is_pred() => Ok(literal_ints(lit)),
             other => Err(format!("attribute '{name}' must be an integer list, found {}", other.kind_name())),
         }
@@ -98,6 +103,7 @@ impl<'a> Attrs<'a> {
                 }
                 f
             }
+            Attr::Dense(lit) if lit.ty.num_elements() > MAX_LIST_ATTR => return Err(format!("attribute '{name}' is too large")),
             Attr::Dense(lit) if lit.ty.rank() == 2 && lit.ty.shape[1] == 2 || lit.ty.num_elements() == 0 => literal_ints(lit),
             other => Self::i64s_of(name, other)?,
         };
@@ -419,6 +425,14 @@ pub fn kind_from_attrs(name: &str, attrs: &Attrs, shape: &OpShape) -> R<OpKind> 
         "after_all" => OpKind::AfterAll,
         "broadcast_in_dim" => OpKind::BroadcastInDim { broadcast_dimensions: attrs.i64s("broadcast_dimensions")? },
         "reshape" => OpKind::Reshape,
+        // MHLO's `copy` is an identity: a reshape to the same type.
+        "copy" => OpKind::Reshape,
+        // `broadcast` prepends `broadcast_sizes` to the operand's shape.
+        "broadcast" => {
+            let sizes = attrs.i64s("broadcast_sizes")?;
+            let rank = shape.operand_types.first().and_then(|t| t.as_tensor()).map(|t| t.rank()).ok_or("broadcast needs a tensor operand")?;
+            OpKind::BroadcastInDim { broadcast_dimensions: (sizes.len() as i64..(sizes.len() + rank) as i64).collect() }
+        }
         "transpose" => OpKind::Transpose { permutation: attrs.i64s("permutation")? },
         "reverse" => OpKind::Reverse { dimensions: attrs.i64s("dimensions")? },
         "slice" => {
@@ -843,12 +857,4 @@ pub fn attrs_from_kind(kind: &OpKind) -> (String, Vec<(String, Attr)>) {
         _ => {}
     }
     (name, a)
-}
-
-/// Element type of a bare scalar type attribute (`i32` in `1 : i32`).
-pub fn syn_scalar(t: &SynType) -> Option<ElementType> {
-    match t {
-        SynType::Scalar(e) => Some(*e),
-        _ => None,
-    }
 }

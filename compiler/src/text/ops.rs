@@ -9,6 +9,8 @@ use crate::ir::{ArgAttrs, Function, Location, Module, Op, Region, Type, ValueId}
 use crate::{Error, Result};
 use std::collections::HashMap;
 
+const REGION_WEIGHT: usize = 4;
+
 /// The function being built: its value arena and the SSA names in scope (one map per region).
 pub struct FuncState {
     pub func: Function,
@@ -119,7 +121,7 @@ impl<'a> Parser<'a> {
                     }
                     module = Some(self.parse_module_op()?);
                 }
-                _ if self.at_id("func.func") || (self.tok.kind == TokKind::String && self.tok.text == "func.func") => {
+                _ if self.at_id("func.func") || self.at_id("func") || (self.tok.kind == TokKind::String && self.tok.text == "func.func") => {
                     if module.is_some() {
                         return Err(self.err_at(self.tok.start, "function outside the module"));
                     }
@@ -231,18 +233,61 @@ impl<'a> Parser<'a> {
             self.expect_punct(":")?;
         }
         while !self.eat_punct(close)? {
-            if self.at_id("func.func") || (self.tok.kind == TokKind::String && self.tok.text == "func.func") {
+            if self.at_id("func.func") || self.at_id("func") || (self.tok.kind == TokKind::String && self.tok.text == "func.func") {
                 let f = self.parse_function()?;
                 if m.function(&f.name).is_some() {
                     return Err(self.err_at(self.tok.start, format!("function @{} is defined twice", f.name)));
                 }
                 m.functions.push(f);
+            } else if self.at_sharding_decl() {
+                self.skip_sharding_decl()?;
             } else if self.tok.kind == TokKind::Eof {
                 return Err(self.expected(&format!("'{close}' closing the module")));
             } else {
                 return Err(self.unimplemented_at(self.tok.start, format!("module-level op {} is not supported (apu reads func.func only)", self.tok.describe())));
             }
         }
+        Ok(())
+    }
+
+    /// Shardy mesh declarations (`sdy.mesh @mesh = <["x"=1]>`) say how to split a program over
+    /// devices; apu runs one device, so they carry nothing it needs.
+    fn at_sharding_decl(&self) -> bool {
+        (self.tok.kind == TokKind::BareId || self.tok.kind == TokKind::String) && self.tok.text == "sdy.mesh"
+    }
+
+    fn skip_sharding_decl(&mut self) -> Result<()> {
+        let start = self.tok.start;
+        if self.tok.kind == TokKind::BareId {
+            self.bump()?;
+            self.expect_kind(TokKind::AtId, "a mesh name")?;
+            self.expect_punct("=")?;
+            let at = self.tok.start;
+            if !self.at_punct("<") {
+                return Err(self.expected("'<' starting the mesh"));
+            }
+            self.skip_angles_from(at)?;
+            if self.at_punct("{") {
+                self.parse_dict()?;
+            }
+        } else {
+            self.bump()?;
+            self.expect_punct("(")?;
+            self.expect_punct(")")?;
+            if self.eat_punct("<")? {
+                self.parse_dict()?;
+                self.expect_punct(">")?;
+            }
+            if self.at_punct("{") {
+                self.parse_dict()?;
+            }
+            self.expect_punct(":")?;
+            match self.parse_syn_type()? {
+                SynType::Function(i, o) if i.is_empty() && o.is_empty() => {}
+                other => return Err(self.err_at(start, format!("sdy.mesh must have type () -> (), found {other}"))),
+            }
+        }
+        self.parse_opt_loc()?;
         Ok(())
     }
 
@@ -258,7 +303,10 @@ impl<'a> Parser<'a> {
 
     fn parse_pretty_function(&mut self) -> Result<Function> {
         let start = self.tok.start;
-        self.expect_id("func.func")?;
+        // `func` is the spelling of older MLIR (before the func dialect).
+        if !self.eat_id("func")? {
+            self.expect_id("func.func")?;
+        }
         let mut public = true;
         if self.at_id("public") || self.at_id("private") || self.at_id("nested") {
             public = self.bump()?.text == "public";
@@ -369,11 +417,13 @@ impl<'a> Parser<'a> {
     /// `{ [^bb0(args):] ops }`. `params` gives the arguments when the surrounding syntax names them
     /// (function signatures, `while`, `reduce ... reducer(...)`).
     pub fn parse_region(&mut self, fs: &mut FuncState, params: Option<Vec<ArgSyntax>>) -> Result<Region> {
-        self.enter()?;
+        // A region level costs several parser frames: weigh it so that the depth limit holds
+        // within a 2 MiB thread stack (about 50 nested regions).
+        self.enter_weighted(REGION_WEIGHT)?;
         fs.push_scope();
         let r = self.parse_region_inner(fs, params);
         fs.pop_scope();
-        self.leave();
+        self.leave_weighted(REGION_WEIGHT);
         r
     }
 

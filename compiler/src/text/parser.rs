@@ -56,12 +56,8 @@ impl<'a> Parser<'a> {
     // ---- tokens and errors ----
 
     pub fn bump(&mut self) -> Result<Token> {
-        let next = self.lx.next_token().map_err(|e| self.with_lexer_context(e))?;
+        let next = self.lx.next_token()?;
         Ok(std::mem::replace(&mut self.tok, next))
-    }
-
-    fn with_lexer_context(&self, e: Error) -> Error {
-        e
     }
 
     pub fn line_col(&self, offset: usize) -> (usize, usize) {
@@ -130,15 +126,29 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// Whether the token after the current one is the punctuation `p`.
+    pub fn peek_next_is_punct(&self, p: &str) -> Result<bool> {
+        let mut lx = self.lx.clone();
+        Ok(lx.next_token()?.is_punct(p))
+    }
+
     pub fn enter(&mut self) -> Result<()> {
-        self.depth += 1;
+        self.enter_weighted(1)
+    }
+
+    /// Like [`Self::enter`] for constructs whose parsing uses more stack per level (regions).
+    pub fn enter_weighted(&mut self, weight: usize) -> Result<()> {
+        self.depth += weight;
         if self.depth > MAX_DEPTH {
             return Err(self.err_at(self.tok.start, format!("nesting deeper than {MAX_DEPTH} levels")));
         }
         Ok(())
     }
     pub fn leave(&mut self) {
-        self.depth = self.depth.saturating_sub(1);
+        self.leave_weighted(1)
+    }
+    pub fn leave_weighted(&mut self, weight: usize) {
+        self.depth = self.depth.saturating_sub(weight);
     }
 
     /// Parses `item (, item)*` up to and including `close` (which may come first: empty list).
@@ -320,6 +330,8 @@ impl<'a> Parser<'a> {
         let elem_start = self.tok.start;
         let elem = match self.parse_syn_type()? {
             SynType::Scalar(e) => e,
+            // `index` only appears in attributes (custom-call layouts); 64 bits holds it.
+            SynType::Index => ElementType::S64,
             other => return Err(self.err_at(elem_start, format!("expected an element type, found {other}"))),
         };
         if self.eat_punct(",")? {
@@ -328,6 +340,11 @@ impl<'a> Parser<'a> {
         self.expect_punct(">")?;
         if shape.len() > 64 {
             return Err(self.err_at(start, "tensor rank above 64"));
+        }
+        // Keeps element and byte counts far from overflow everywhere downstream.
+        let count = shape.iter().try_fold(1u128, |acc, &d| acc.checked_mul(d as u128));
+        if count.map_or(true, |c| c > 1u128 << 48) {
+            return Err(self.err_at(start, format!("tensor type with shape {shape:?} has too many elements (more than 2^48)")));
         }
         Ok(TensorType::new(shape, elem))
     }
@@ -590,6 +607,12 @@ impl<'a> Parser<'a> {
             n if n.starts_with("stablehlo.") || n.starts_with("mhlo.") || n.starts_with("chlo.") => {
                 let short = n.split_once('.').map(|x| x.1).unwrap_or(n).to_string();
                 self.expect_punct("<")?;
+                if self.tok.kind == TokKind::BareId && !self.peek_next_is_punct("=")? {
+                    // Enum-style `#stablehlo.result_accuracy_mode<DEFAULT>`.
+                    let v = self.bump()?.text;
+                    self.expect_punct(">")?;
+                    return Ok(Attr::Enum(short, v));
+                }
                 let fields = self.comma_list(">", |p| {
                     let key = p.expect_kind(TokKind::BareId, "a field name")?.text;
                     p.expect_punct("=")?;
@@ -607,11 +630,12 @@ impl<'a> Parser<'a> {
 
     /// Field values inside `#stablehlo.xxx<...>`: bare enum words (`DEFAULT`) are allowed too.
     fn parse_struct_field_value(&mut self) -> Result<Attr> {
-        if self.tok.kind == TokKind::BareId && !matches!(self.tok.text.as_str(), "true" | "false" | "array" | "dense" | "tensor") {
-            if super::parser::Parser::element_type_named(&self.tok.text).is_none() {
-                let t = self.bump()?;
-                return Ok(Attr::Enum(String::new(), t.text));
-            }
+        if self.tok.kind == TokKind::BareId
+            && !matches!(self.tok.text.as_str(), "true" | "false" | "array" | "dense" | "tensor")
+            && Self::element_type_named(&self.tok.text).is_none()
+        {
+            let t = self.bump()?;
+            return Ok(Attr::Enum(String::new(), t.text));
         }
         if self.at_punct("[") {
             self.bump()?;
@@ -639,6 +663,11 @@ impl<'a> Parser<'a> {
             }
             self.bump()?;
         }
+    }
+
+    /// Skips a balanced `<...>` starting at the current token.
+    pub fn skip_angles_from(&mut self, from: usize) -> Result<String> {
+        self.skip_balanced_angles(from)
     }
 
     fn parse_opaque_call(&mut self) -> Result<Attr> {

@@ -132,6 +132,16 @@ impl<'a> Parser<'a> {
                 self.parse_opt_attr_dict(&mut syn)?;
                 self.parse_function_types(&mut syn)?;
             }
+            ("chlo", "top_k") => {
+                self.expect_punct("(")?;
+                syn.operands.push(self.parse_operand(fs)?);
+                self.expect_punct(",")?;
+                let k = self.parse_kw_int("k")?;
+                self.expect_punct(")")?;
+                syn.attrs.push(("k".into(), Attr::Int(k as i128, Some(ElementType::S64))));
+                self.parse_opt_attr_dict(&mut syn)?;
+                self.parse_uniform_or_function_types(&mut syn)?;
+            }
             ("chlo", _) => {
                 syn.operands = self.parse_values_until_keyword(fs)?;
                 self.parse_opt_attr_dict(&mut syn)?;
@@ -147,7 +157,15 @@ impl<'a> Parser<'a> {
         if unary_from_name(short).is_some() || binary_from_name(short).is_some() {
             syn.operands = self.parse_values_until_keyword(fs)?;
             self.parse_opt_attr_dict(syn)?;
-            return self.parse_uniform_or_function_types(syn);
+            self.parse_uniform_or_function_types(syn)?;
+            if short == "complex" && syn.result_types.len() == 1 && syn.operand_types.as_ref() == Some(&vec![syn.result_types[0].clone(); 2]) {
+                // `complex %re, %im : tensor<Nxcomplex<f32>>` names only the result type.
+                if let Type::Tensor(t) = &syn.result_types[0] {
+                    let real = Type::Tensor(crate::ir::TensorType::new(t.shape.clone(), t.elem.real_part()));
+                    syn.operand_types = Some(vec![real.clone(), real]);
+                }
+            }
+            return Ok(());
         }
         match short {
             "constant" => {
@@ -276,6 +294,18 @@ impl<'a> Parser<'a> {
                 syn.attrs.push(("mantissa_bits".into(), Attr::Int(m, Some(ElementType::S32))));
                 self.parse_opt_attr_dict(syn)?;
                 self.parse_uniform_or_function_types(syn)?;
+            }
+            "fft" => {
+                syn.operands = self.parse_values_until_keyword(fs)?;
+                self.expect_id("type")?;
+                self.expect_punct("=")?;
+                let t = self.expect_kind(TokKind::BareId, "an FFT type (FFT, IFFT, RFFT, IRFFT)")?;
+                syn.attrs.push(("fft_type".into(), Attr::Enum("fft_type".into(), t.text)));
+                self.expect_punct(",")?;
+                let len = self.parse_kw_list("length")?;
+                syn.attrs.push(("fft_length".into(), i64_array(len)));
+                self.parse_opt_attr_dict(syn)?;
+                self.parse_function_types(syn)?;
             }
             "dot_general" | "dot" => self.parse_dot_pretty(fs, short, syn)?,
             "convolution" => self.parse_convolution_pretty(fs, syn)?,
