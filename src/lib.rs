@@ -1,1 +1,12 @@
-//! The apu plugin: PJRT C API handlers over the compiler and runtime crates.
+//! The apu plugin: PJRT C API handlers over the compiler and runtime crates. The library exports one
+//! symbol, `GetPjrtApi`; everything else is reached through the table it returns.
+
+pub mod pjrt;
+
+/// The entry point PJRT frameworks look up with `dlsym`. Returns a static table; the caller does
+/// not own it.
+#[no_mangle]
+pub extern "C" fn GetPjrtApi() -> *const apu_pjrt_api::PJRT_Api {
+    pjrt::logging::init();
+    pjrt::api()
+}

@@ -1,0 +1,200 @@
+//! `PJRT_LoadedExecutable_Execute`: checks the arguments, marks donated inputs deleted, creates the
+//! output buffers (pending), and queues the run on each target device once its inputs are ready.
+//! The call returns at once; output ready events and the per-device completion events fire when
+//! the run finishes (or carry its error).
+
+use super::buffer::{buffer, BufferHandle};
+use super::device::device_index;
+use super::error::ApiError;
+use super::event::EventHandle;
+use super::guard::{args_min_size, entry, field_if_present, slice, ApiResult};
+use super::loaded::loaded;
+use apu_compiler::valid::ValidModule;
+use apu_pjrt_api::*;
+use apu_runtime::{BufferPromise, DeviceBuffer, Event, Tensor};
+use std::sync::Arc;
+
+/// Rejects, at compile time, programs the executor cannot run.
+pub(crate) fn check_supported(_module: &ValidModule) -> ApiResult<()> {
+    Ok(())
+}
+
+/// Runs a program on input tensors.
+fn run_program(_module: &ValidModule, _inputs: &[Tensor]) -> apu_compiler::Result<Vec<Tensor>> {
+    Err(apu_compiler::Error::unimplemented("apu cannot execute programs yet: the interpreter is not built in"))
+}
+
+/// Completes the device's completion event with an error if a run is dropped before finishing
+/// (e.g. a panic in the executor), so that no waiter hangs.
+struct CompletionGuard(Event);
+
+impl Drop for CompletionGuard {
+    fn drop(&mut self) {
+        // No effect if the run already set the event.
+        let _ = self.0.set(Err(apu_compiler::Error::internal("the execution was abandoned before it finished")));
+    }
+}
+
+/// One device's share of an execution, moved to its worker.
+struct DeviceRun {
+    module: Arc<ValidModule>,
+    inputs: Vec<Arc<DeviceBuffer>>,
+    donated: Vec<usize>,
+    outputs: Vec<BufferPromise>,
+    done: CompletionGuard,
+}
+
+impl DeviceRun {
+    fn fail(self, error: apu_compiler::Error) {
+        for o in self.outputs {
+            o.fulfill(Err(error.clone()));
+        }
+        for &i in &self.donated {
+            self.inputs[i].release_donated();
+        }
+        let _ = self.done.0.set(Err(error));
+    }
+
+    fn run(self) {
+        let result = self
+            .inputs
+            .iter()
+            .map(|b| b.contents_for_consumer())
+            .collect::<apu_compiler::Result<Vec<Tensor>>>()
+            .and_then(|tensors| run_program(&self.module, &tensors));
+        let results = match result {
+            Ok(r) if r.len() == self.outputs.len() => r,
+            Ok(r) => {
+                let n = self.outputs.len();
+                return self.fail(apu_compiler::Error::internal(format!("the program produced {} results, expected {n}", r.len())));
+            }
+            Err(e) => return self.fail(e),
+        };
+        for &i in &self.donated {
+            self.inputs[i].release_donated();
+        }
+        for (promise, tensor) in self.outputs.into_iter().zip(results) {
+            promise.fulfill(Ok(tensor));
+        }
+        let _ = self.done.0.set(Ok(()));
+    }
+}
+
+args_min_size! {
+    PJRT_LoadedExecutable_Execute_Args => num_args,
+}
+
+/// The input indices the caller forbids donating (execute options, if its struct has them).
+unsafe fn non_donatable_inputs(options: *const PJRT_ExecuteOptions) -> ApiResult<Vec<i64>> {
+    if options.is_null() {
+        return Ok(Vec::new());
+    }
+    let o = unsafe { &*options };
+    let ptr = field_if_present!(o, PJRT_ExecuteOptions, non_donatable_input_indices);
+    let len = field_if_present!(o, PJRT_ExecuteOptions, num_non_donatable_input_indices);
+    match (ptr, len) {
+        (Some(p), Some(n)) => Ok(unsafe { slice(p, n, "non_donatable_input_indices")? }.to_vec()),
+        _ => Ok(Vec::new()),
+    }
+}
+
+pub(crate) unsafe extern "C" fn loaded_execute(args: *mut PJRT_LoadedExecutable_Execute_Args) -> *mut PJRT_Error {
+    entry("PJRT_LoadedExecutable_Execute", args, |a| {
+        let l = unsafe { loaded(a.executable)? };
+        if l.is_deleted() {
+            return Err(ApiError::failed_precondition("PJRT_LoadedExecutable_Execute: the executable was deleted"));
+        }
+        let exe = &l.exe;
+        let targets: Vec<usize> = if !a.execute_device.is_null() {
+            if a.num_devices != 1 {
+                return Err(ApiError::invalid_argument(format!(
+                    "PJRT_LoadedExecutable_Execute: `execute_device` is set but num_devices is {}",
+                    a.num_devices
+                )));
+            }
+            vec![device_index(&l.client, a.execute_device)?]
+        } else {
+            if a.num_devices != l.device_indices.len() {
+                return Err(ApiError::invalid_argument(format!(
+                    "PJRT_LoadedExecutable_Execute: {} argument lists given, the executable runs on {} device(s)",
+                    a.num_devices,
+                    l.device_indices.len()
+                )));
+            }
+            l.device_indices.clone()
+        };
+        if a.num_args != exe.param_types.len() {
+            return Err(ApiError::invalid_argument(format!(
+                "PJRT_LoadedExecutable_Execute: {} arguments given, {} takes {}",
+                a.num_args,
+                exe.name,
+                exe.param_types.len()
+            )));
+        }
+        let non_donatable = unsafe { non_donatable_inputs(a.options)? };
+        let arg_lists = unsafe { slice(a.argument_lists, a.num_devices, "argument_lists")? };
+        let out_lists = unsafe { slice(a.output_lists, a.num_devices, "output_lists")? };
+
+        // Check everything before the first side effect (donation, output creation).
+        let mut per_device = Vec::with_capacity(targets.len());
+        for (d, &list) in arg_lists.iter().enumerate() {
+            let raw_args = unsafe { slice(list, a.num_args, "argument list")? };
+            let mut inputs = Vec::with_capacity(raw_args.len());
+            for (i, &raw) in raw_args.iter().enumerate() {
+                let b = unsafe { buffer(raw, "argument")? };
+                if b.buffer.is_deleted() {
+                    return Err(ApiError::invalid_argument(format!(
+                        "PJRT_LoadedExecutable_Execute: argument {i} (device list {d}) was deleted or donated"
+                    )));
+                }
+                let expected = &exe.param_types[i];
+                if b.buffer.ty() != expected {
+                    return Err(ApiError::invalid_argument(format!(
+                        "PJRT_LoadedExecutable_Execute: argument {i} of {} has type {}, the program expects {expected}",
+                        exe.name,
+                        b.buffer.ty()
+                    )));
+                }
+                inputs.push(b.buffer.clone());
+            }
+            if out_lists[d].is_null() && !exe.output_types.is_empty() {
+                return Err(ApiError::invalid_argument("PJRT_LoadedExecutable_Execute: an output list is NULL"));
+            }
+            per_device.push(inputs);
+        }
+
+        let donated: Vec<usize> = exe
+            .aliasing_outputs
+            .iter()
+            .enumerate()
+            .filter(|(i, alias)| alias.is_some() && !non_donatable.contains(&(*i as i64)))
+            .map(|(i, _)| i)
+            .collect();
+
+        for (d, inputs) in per_device.into_iter().enumerate() {
+            let device = targets[d];
+            for &i in &donated {
+                inputs[i].mark_donated();
+            }
+            let outputs: Vec<BufferPromise> =
+                exe.output_types.iter().map(|t| DeviceBuffer::pending(t.clone(), device)).collect();
+            for (k, promise) in outputs.iter().enumerate() {
+                // SAFETY: the caller provides `num_outputs` slots per device.
+                unsafe { *out_lists[d].add(k) = BufferHandle::into_raw(l.client.clone(), promise.buffer().clone()) };
+            }
+            let done = Event::new();
+            if !a.device_complete_events.is_null() {
+                // SAFETY: the caller provides one event slot per device.
+                unsafe { *a.device_complete_events.add(d) = EventHandle::into_raw(done.clone()) };
+            }
+            let ready = Event::join_all(&inputs.iter().map(|b| b.ready_event().clone()).collect::<Vec<_>>());
+            let run = DeviceRun { module: exe.module.clone(), inputs, donated: donated.clone(), outputs, done: CompletionGuard(done) };
+            let client = l.client.clone();
+            ready.on_ready(move |outcome| match outcome {
+                Err(e) => run.fail(e.clone()),
+                Ok(()) => client.device(device).queue.submit(move || run.run()),
+            });
+        }
+        Ok(())
+    })
+}
