@@ -4,7 +4,9 @@
 pub mod buffer;
 pub mod device;
 pub mod event;
+pub mod interp;
 pub mod layout;
+pub mod npz;
 pub mod tensor;
 
 pub use apu_compiler::{Error, Result};
