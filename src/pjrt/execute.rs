@@ -14,14 +14,15 @@ use apu_pjrt_api::*;
 use apu_runtime::{BufferPromise, DeviceBuffer, Event, Tensor};
 use std::sync::Arc;
 
-/// Rejects, at compile time, programs the executor cannot run.
-pub(crate) fn check_supported(_module: &ValidModule) -> ApiResult<()> {
-    Ok(())
+/// Rejects, at compile time, programs the executor cannot run (an unsupported op or element type
+/// is an UNIMPLEMENTED compile error, never a failure at run time).
+pub(crate) fn check_supported(module: &ValidModule) -> ApiResult<()> {
+    apu_runtime::interp::check_supported(module).map_err(ApiError::from)
 }
 
-/// Runs a program on input tensors.
-fn run_program(_module: &ValidModule, _inputs: &[Tensor]) -> apu_compiler::Result<Vec<Tensor>> {
-    Err(apu_compiler::Error::unimplemented("apu cannot execute programs yet: the interpreter is not built in"))
+/// Runs a program on input tensors: the reference interpreter for now.
+fn run_program(module: &ValidModule, inputs: &[Tensor]) -> apu_compiler::Result<Vec<Tensor>> {
+    apu_runtime::interp::run(module, inputs)
 }
 
 /// Completes the device's completion event with an error if a run is dropped before finishing
