@@ -191,3 +191,95 @@ pub fn f32_bytes(values: &[f32]) -> Vec<u8> {
 pub fn f32_values(bytes: &[u8]) -> Vec<f32> {
     bytes.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect()
 }
+
+pub struct Loaded(pub *mut PJRT_LoadedExecutable);
+
+impl Client {
+    pub fn compile(&self, format: &str, code: &[u8], options: &[u8]) -> Result<Loaded, Failure> {
+        let program = args!(PJRT_Program {
+            code: code.as_ptr() as *mut _,
+            code_size: code.len(),
+            format: format.as_ptr() as *const _,
+            format_size: format.len(),
+        });
+        let mut a = args!(PJRT_Client_Compile_Args {
+            client: self.0,
+            program: &program,
+            compile_options: options.as_ptr() as *const _,
+            compile_options_size: options.len(),
+        });
+        call!(PJRT_Client_Compile, &mut a)?;
+        Ok(Loaded(a.executable))
+    }
+}
+
+impl Loaded {
+    /// Runs on the executable's single device; waits for completion.
+    pub fn execute(&self, inputs: &[&Buffer], non_donatable: &[i64]) -> Result<Vec<Buffer>, Failure> {
+        let num_outputs = self.with_executable(|e| {
+            let mut n = args!(PJRT_Executable_NumOutputs_Args { executable: e });
+            call!(PJRT_Executable_NumOutputs, &mut n).unwrap();
+            n.num_outputs
+        });
+        let arg_list: Vec<*mut PJRT_Buffer> = inputs.iter().map(|b| b.0).collect();
+        let arg_lists = [arg_list.as_ptr()];
+        let mut outputs = vec![std::ptr::null_mut::<PJRT_Buffer>(); num_outputs];
+        let output_lists = [outputs.as_mut_ptr()];
+        let mut complete = [std::ptr::null_mut::<PJRT_Event>()];
+        let mut options = args!(PJRT_ExecuteOptions {
+            non_donatable_input_indices: non_donatable.as_ptr(),
+            num_non_donatable_input_indices: non_donatable.len(),
+        });
+        let mut a = args!(PJRT_LoadedExecutable_Execute_Args {
+            executable: self.0,
+            options: &mut options,
+            argument_lists: arg_lists.as_ptr(),
+            num_devices: 1,
+            num_args: inputs.len(),
+            output_lists: output_lists.as_ptr(),
+            device_complete_events: complete.as_mut_ptr(),
+        });
+        call!(PJRT_LoadedExecutable_Execute, &mut a)?;
+        assert!(!complete[0].is_null(), "one completion event per device");
+        let outs: Vec<Buffer> = outputs.into_iter().map(Buffer).collect();
+        let r = await_event(complete[0]);
+        destroy_event(complete[0]);
+        r.map(|()| outs)
+    }
+
+    /// Calls `f` with a temporary `PJRT_Executable` of this loaded executable.
+    pub fn with_executable<T>(&self, f: impl FnOnce(*mut PJRT_Executable) -> T) -> T {
+        let mut g = args!(PJRT_LoadedExecutable_GetExecutable_Args { loaded_executable: self.0 });
+        call!(PJRT_LoadedExecutable_GetExecutable, &mut g).unwrap();
+        let out = f(g.executable);
+        let mut d = args!(PJRT_Executable_Destroy_Args { executable: g.executable });
+        call!(PJRT_Executable_Destroy, &mut d).unwrap();
+        out
+    }
+}
+
+impl Drop for Loaded {
+    fn drop(&mut self) {
+        let mut a = args!(PJRT_LoadedExecutable_Destroy_Args { executable: self.0 });
+        call!(PJRT_LoadedExecutable_Destroy, &mut a).unwrap();
+    }
+}
+
+/// `<repo>/../shared/samples` if present.
+pub fn samples_dir() -> Option<std::path::PathBuf> {
+    let mut dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    loop {
+        let candidate = dir.join("shared/samples");
+        if candidate.is_dir() {
+            return Some(candidate);
+        }
+        if !dir.pop() {
+            return None;
+        }
+    }
+}
+
+pub fn fixture(name: &str) -> Vec<u8> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("compiler/tests/fixtures/vhlo").join(name);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
