@@ -181,3 +181,148 @@ fn serialize_then_deserialize_runs_the_same_program() {
     });
     assert_eq!(call!(PJRT_Executable_DeserializeAndLoad, &mut bad).unwrap_err().code, PJRT_Error_Code_INVALID_ARGUMENT);
 }
+
+/// `CompileOptionsProto { executable_build_options { num_replicas: n } }`.
+fn replicated_options(n: u8) -> Vec<u8> {
+    vec![(3 << 3) | 2, 2, 4 << 3, n]
+}
+
+fn client_with_devices(n: i64) -> Client {
+    let name = "num_devices";
+    let mut nv = args!(PJRT_NamedValue);
+    nv.name = name.as_ptr() as *const _;
+    nv.name_size = name.len();
+    nv.type_ = PJRT_NamedValue_kInt64;
+    nv.__bindgen_anon_1.int64_value = n;
+    nv.value_size = 1;
+    Client::with_options(&[nv])
+}
+
+#[test]
+fn replicated_program_runs_once_per_device() {
+    let client = client_with_devices(2);
+    let exe = client.compile("mlir", &fixture("donate.vhlo_v1_0_0.mlirbc"), &replicated_options(2)).unwrap();
+    let mut ad = args!(PJRT_LoadedExecutable_AddressableDevices_Args { executable: exe.0 });
+    call!(PJRT_LoadedExecutable_AddressableDevices, &mut ad).unwrap();
+    let devices = client.devices();
+    assert_eq!(unsafe { std::slice::from_raw_parts(ad.addressable_devices, ad.num_addressable_devices) }, &devices[..]);
+
+    // One argument list per device, each with its own buffers on that device.
+    let make = |d: usize, v: f32| {
+        let data = f32_bytes(&[v; 8]);
+        let dims = [8i64];
+        let mut a = args!(PJRT_Client_BufferFromHostBuffer_Args {
+            client: client.0,
+            data: data.as_ptr() as *const _,
+            type_: PJRT_Buffer_Type_F32,
+            dims: dims.as_ptr(),
+            num_dims: 1,
+            device: devices[d],
+        });
+        call!(PJRT_Client_BufferFromHostBuffer, &mut a).unwrap();
+        destroy_event(a.done_with_host_buffer);
+        Buffer(a.buffer)
+    };
+    let (x0, y0, x1, y1) = (make(0, 1.0), make(0, 1.0), make(1, 10.0), make(1, 5.0));
+    let lists = [[x0.0, y0.0], [x1.0, y1.0]];
+    let list_ptrs = [lists[0].as_ptr(), lists[1].as_ptr()];
+    let mut outs = [[std::ptr::null_mut::<PJRT_Buffer>(); 1]; 2];
+    let out_ptrs = [outs[0].as_mut_ptr(), outs[1].as_mut_ptr()];
+    let mut events = [std::ptr::null_mut::<PJRT_Event>(); 2];
+    let mut a = args!(PJRT_LoadedExecutable_Execute_Args {
+        executable: exe.0,
+        argument_lists: list_ptrs.as_ptr(),
+        num_devices: 2,
+        num_args: 2,
+        output_lists: out_ptrs.as_ptr(),
+        device_complete_events: events.as_mut_ptr(),
+    });
+    call!(PJRT_LoadedExecutable_Execute, &mut a).unwrap();
+    for e in events {
+        await_event(e).unwrap();
+        destroy_event(e);
+    }
+    let (o0, o1) = (Buffer(outs[0][0]), Buffer(outs[1][0]));
+    assert_eq!(f32_values(&o0.to_host().unwrap()), vec![3.0; 8]);
+    assert_eq!(f32_values(&o1.to_host().unwrap()), vec![25.0; 8]);
+    let mut d = args!(PJRT_Buffer_Device_Args { buffer: o1.0 });
+    call!(PJRT_Buffer_Device, &mut d).unwrap();
+    assert_eq!(d.device, devices[1]);
+    // Options with a null options pointer: donation applies.
+    assert!(x0.is_deleted() && x1.is_deleted());
+}
+
+#[test]
+fn concurrent_compiles_and_executions_from_many_threads() {
+    let client = client_with_devices(2);
+    let code = fixture("donate.vhlo_v1_0_0.mlirbc");
+    std::thread::scope(|s| {
+        for t in 0..4 {
+            let client = &client;
+            let code = &code;
+            s.spawn(move || {
+                let exe = client.compile("mlir", code, &[]).unwrap();
+                for i in 0..20 {
+                    let v = (t * 100 + i) as f32;
+                    let x = client.buffer_from_host(&f32_bytes(&[v; 8]), PJRT_Buffer_Type_F32, &[8], None, 0).unwrap();
+                    let y = client.buffer_from_host(&f32_bytes(&[1.0; 8]), PJRT_Buffer_Type_F32, &[8], None, 0).unwrap();
+                    let out = exe.execute(&[&x, &y], &[0]).unwrap();
+                    assert_eq!(f32_values(&out[0].to_host().unwrap()), vec![2.0 * v + 1.0; 8]);
+                }
+            });
+        }
+    });
+}
+
+#[test]
+fn key_value_callback_fields_are_never_read() {
+    // Single-process JAX leaves these fields uninitialized; they must not be touched.
+    let mut a = args!(PJRT_Client_Create_Args);
+    unsafe {
+        let garbage = 0xdead_beef_usize;
+        a.kv_get_callback = std::mem::transmute::<usize, PJRT_KeyValueGetCallback>(garbage);
+        a.kv_put_callback = std::mem::transmute::<usize, PJRT_KeyValuePutCallback>(garbage);
+        a.kv_try_get_callback = std::mem::transmute::<usize, PJRT_KeyValueTryGetCallback>(garbage);
+        a.kv_get_user_arg = garbage as *mut _;
+        a.kv_put_user_arg = garbage as *mut _;
+    }
+    call!(PJRT_Client_Create, &mut a).unwrap();
+    drop(Client(a.client));
+    // An older caller whose struct ends at `client` (no try-get fields) is accepted too.
+    let mut short = args!(PJRT_Client_Create_Args);
+    short.struct_size = std::mem::offset_of!(PJRT_Client_Create_Args, kv_try_get_callback);
+    call!(PJRT_Client_Create, &mut short).unwrap();
+    drop(Client(short.client));
+}
+
+#[test]
+fn execute_options_of_jaxlib_size_are_honoured() {
+    // jaxlib 0.10.2 passes PJRT_ExecuteOptions with struct_size 144; an older caller may pass less,
+    // in which case `non_donatable_input_indices` does not exist and must not be read.
+    let client = Client::new();
+    let exe = donate_program(&client);
+    let x = client.buffer_from_host(&f32_bytes(&[1.0; 8]), PJRT_Buffer_Type_F32, &[8], None, 0).unwrap();
+    let y = client.buffer_from_host(&f32_bytes(&[1.0; 8]), PJRT_Buffer_Type_F32, &[8], None, 0).unwrap();
+    let keep = [0i64];
+    let mut options = args!(PJRT_ExecuteOptions {
+        non_donatable_input_indices: keep.as_ptr(),
+        num_non_donatable_input_indices: 1,
+    });
+    options.struct_size = std::mem::offset_of!(PJRT_ExecuteOptions, non_donatable_input_indices);
+    let args_list = [x.0, y.0];
+    let lists = [args_list.as_ptr()];
+    let mut out = [std::ptr::null_mut::<PJRT_Buffer>()];
+    let outs = [out.as_mut_ptr()];
+    let mut a = args!(PJRT_LoadedExecutable_Execute_Args {
+        executable: exe.0,
+        options: &mut options,
+        argument_lists: lists.as_ptr(),
+        num_devices: 1,
+        num_args: 2,
+        output_lists: outs.as_ptr(),
+    });
+    call!(PJRT_LoadedExecutable_Execute, &mut a).unwrap();
+    let result = Buffer(out[0]);
+    assert_eq!(f32_values(&result.to_host().unwrap()), vec![3.0; 8]);
+    assert!(x.is_deleted(), "the short options struct has no non-donatable list, so x is donated");
+}

@@ -62,6 +62,8 @@ pub unsafe fn str_from(ptr: *const c_char, len: usize) -> String {
 }
 
 pub struct Client(pub *mut PJRT_Client);
+// SAFETY: PJRT clients are thread-safe; that is part of what the tests check.
+unsafe impl Sync for Client {}
 
 impl Client {
     pub fn new() -> Client {
