@@ -32,6 +32,8 @@ pub struct DeviceBuffer {
     ready: Event,
     contents: Mutex<Contents>,
     deleted: AtomicBool,
+    /// Donated to an execution that has not read the contents yet: they must survive deletion.
+    donated: AtomicBool,
     external: Mutex<ExternalRefs>,
 }
 
@@ -81,6 +83,7 @@ impl DeviceBuffer {
             ready: Event::ready(),
             contents: Mutex::new(Contents::Ready(tensor)),
             deleted: AtomicBool::new(false),
+            donated: AtomicBool::new(false),
             external: Mutex::new(ExternalRefs { count: 0, pin: None }),
         })
     }
@@ -93,6 +96,7 @@ impl DeviceBuffer {
             ready: Event::new(),
             contents: Mutex::new(Contents::Pending),
             deleted: AtomicBool::new(false),
+            donated: AtomicBool::new(false),
             external: Mutex::new(ExternalRefs { count: 0, pin: None }),
         });
         BufferPromise { buffer: Some(buffer) }
@@ -111,8 +115,9 @@ impl DeviceBuffer {
             let mut contents = lock(&self.contents);
             if matches!(*contents, Contents::Pending) {
                 *contents = match result {
-                    // Deleted before it was produced: nobody can read it any more.
-                    Ok(_) if self.is_deleted() => Contents::Released,
+                    // Deleted before it was produced (and not awaited by a consumer it was
+                    // donated to): nobody can read it any more.
+                    Ok(_) if self.is_deleted() && !self.donated.load(Ordering::Acquire) => Contents::Released,
                     Ok(t) => Contents::Ready(t),
                     Err(e) => Contents::Failed(e),
                 };
@@ -144,7 +149,7 @@ impl DeviceBuffer {
     pub fn delete(&self) {
         self.deleted.store(true, Ordering::Release);
         let mut contents = lock(&self.contents);
-        if !matches!(*contents, Contents::Pending) {
+        if !matches!(*contents, Contents::Pending) && !self.donated.load(Ordering::Acquire) {
             *contents = Contents::Released;
         }
     }
@@ -153,12 +158,15 @@ impl DeviceBuffer {
     /// the execution still reads them (via [`DeviceBuffer::contents_for_consumer`]) and releases
     /// them with [`DeviceBuffer::release_donated`].
     pub fn mark_donated(&self) {
+        let _contents = lock(&self.contents);
+        self.donated.store(true, Ordering::Release);
         self.deleted.store(true, Ordering::Release);
     }
 
     /// Releases the bytes of a donated buffer once its consumer is done with them.
     pub fn release_donated(&self) {
         let mut contents = lock(&self.contents);
+        self.donated.store(false, Ordering::Release);
         if matches!(*contents, Contents::Ready(_)) {
             *contents = Contents::Released;
         }
@@ -283,6 +291,25 @@ mod tests {
         let other = DeviceBuffer::ready(f32x4([1.0; 4]), 0);
         other.delete();
         assert!(other.is_deleted() && other.tensor().is_err());
+    }
+
+    #[test]
+    fn donated_pending_buffer_keeps_its_contents_for_the_consumer() {
+        let promise = DeviceBuffer::pending(TensorType::new(vec![4], ElementType::F32), 0);
+        let buffer = promise.buffer().clone();
+        buffer.mark_donated();
+        buffer.delete(); // a later explicit delete must not take the bytes from the consumer
+        promise.fulfill(Ok(f32x4([2.0; 4])));
+        assert!(buffer.tensor().is_err(), "deleted for everyone else");
+        assert!(buffer.contents_for_consumer().is_ok());
+        buffer.release_donated();
+        assert!(buffer.contents_for_consumer().is_err());
+
+        let promise = DeviceBuffer::pending(TensorType::new(vec![4], ElementType::F32), 0);
+        let deleted = promise.buffer().clone();
+        deleted.delete();
+        promise.fulfill(Ok(f32x4([2.0; 4])));
+        assert!(deleted.contents_for_consumer().is_err(), "plain deletion releases late contents");
     }
 
     #[test]

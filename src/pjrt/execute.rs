@@ -40,6 +40,9 @@ impl Drop for CompletionGuard {
 struct DeviceRun {
     module: Arc<ValidModule>,
     inputs: Vec<Arc<DeviceBuffer>>,
+    /// Contents of the inputs that were already ready at Execute time, taken then so that a later
+    /// `PJRT_Buffer_Delete` of an argument cannot pull them from under the run.
+    captured: Vec<Option<Tensor>>,
     donated: Vec<usize>,
     outputs: Vec<BufferPromise>,
     done: CompletionGuard,
@@ -60,7 +63,8 @@ impl DeviceRun {
         let result = self
             .inputs
             .iter()
-            .map(|b| b.contents_for_consumer())
+            .zip(&self.captured)
+            .map(|(b, captured)| captured.clone().map_or_else(|| b.contents_for_consumer(), Ok))
             .collect::<apu_compiler::Result<Vec<Tensor>>>()
             .and_then(|tensors| run_program(&self.module, &tensors));
         let results = match result {
@@ -189,7 +193,15 @@ pub(crate) unsafe extern "C" fn loaded_execute(args: *mut PJRT_LoadedExecutable_
                 unsafe { *a.device_complete_events.add(d) = EventHandle::into_raw(done.clone()) };
             }
             let ready = Event::join_all(&inputs.iter().map(|b| b.ready_event().clone()).collect::<Vec<_>>());
-            let run = DeviceRun { module: exe.module.clone(), inputs, donated: donated.clone(), outputs, done: CompletionGuard(done) };
+            let captured = inputs.iter().map(|b| b.contents_for_consumer().ok()).collect();
+            let run = DeviceRun {
+                module: exe.module.clone(),
+                inputs,
+                captured,
+                donated: donated.clone(),
+                outputs,
+                done: CompletionGuard(done),
+            };
             let client = l.client.clone();
             ready.on_ready(move |outcome| match outcome {
                 Err(e) => run.fail(e.clone()),
@@ -198,4 +210,103 @@ pub(crate) unsafe extern "C" fn loaded_execute(args: *mut PJRT_LoadedExecutable_
         }
         Ok(())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pjrt::client::ClientState;
+    use crate::pjrt::executable::{Executable, ProgramSource};
+    use crate::pjrt::loaded::LoadedExecutable;
+    use apu_compiler::ir::{ElementType, TensorType};
+
+    fn fixture(name: &str) -> Vec<u8> {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("compiler/tests/fixtures/vhlo").join(name);
+        std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    }
+
+    fn f32s(v: &[f32]) -> Vec<u8> {
+        v.iter().flat_map(|x| x.to_le_bytes()).collect()
+    }
+
+    /// Execute returns before its inputs exist; outputs and the completion event follow them.
+    #[test]
+    fn execution_waits_for_pending_inputs_without_blocking_the_caller() {
+        let state = ClientState::new(1);
+        let source = ProgramSource { format: "mlir".into(), code: fixture("donate.vhlo_v1_0_0.mlirbc"), options: vec![] };
+        let loaded = LoadedExecutable::load(Executable::compile(source).unwrap(), state.clone()).unwrap().into_raw();
+        let ty = TensorType::new(vec![8], ElementType::F32);
+        let x_promise = DeviceBuffer::pending(ty.clone(), 0);
+        let x = BufferHandle::into_raw(state.clone(), x_promise.buffer().clone());
+        let y = BufferHandle::into_raw(state.clone(), DeviceBuffer::ready(Tensor::from_bytes(ty.clone(), &f32s(&[1.0; 8])).unwrap(), 0));
+        let list = [x, y];
+        let lists = [list.as_ptr()];
+        let mut out = [std::ptr::null_mut::<PJRT_Buffer>()];
+        let outs = [out.as_mut_ptr()];
+        let mut done = [std::ptr::null_mut::<PJRT_Event>()];
+        let mut args: PJRT_LoadedExecutable_Execute_Args = unsafe { std::mem::zeroed() };
+        args.struct_size = std::mem::size_of::<PJRT_LoadedExecutable_Execute_Args>();
+        args.executable = loaded;
+        args.argument_lists = lists.as_ptr();
+        args.num_devices = 1;
+        args.num_args = 2;
+        args.output_lists = outs.as_ptr();
+        args.device_complete_events = done.as_mut_ptr();
+        assert!(unsafe { loaded_execute(&mut args) }.is_null());
+
+        let output = unsafe { &*(out[0] as *const BufferHandle) }.buffer.clone();
+        let completion = unsafe { &*(done[0] as *const EventHandle) }.event.clone();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        assert!(!output.ready_event().is_ready() && !completion.is_ready(), "nothing can run before x exists");
+        // Deleting an argument after Execute returned must not affect the queued run.
+        unsafe { &*(y as *const BufferHandle) }.buffer.delete();
+
+        x_promise.fulfill(Tensor::from_bytes(ty, &f32s(&[2.0; 8])));
+        completion.wait().unwrap();
+        assert_eq!(output.wait_tensor().unwrap().bytes(), &f32s(&[5.0; 8])[..]);
+
+        unsafe {
+            for b in [x, y, out[0]] {
+                drop(Box::from_raw(b as *mut BufferHandle));
+            }
+            drop(Box::from_raw(done[0] as *mut EventHandle));
+            drop(Box::from_raw(loaded as *mut LoadedExecutable));
+        }
+    }
+
+    /// A failed input travels to the outputs and the completion event as an error.
+    #[test]
+    fn input_errors_reach_outputs_and_completion() {
+        let state = ClientState::new(1);
+        let source = ProgramSource { format: "mlir".into(), code: fixture("donate.vhlo_v1_0_0.mlirbc"), options: vec![] };
+        let loaded = LoadedExecutable::load(Executable::compile(source).unwrap(), state.clone()).unwrap().into_raw();
+        let ty = TensorType::new(vec![8], ElementType::F32);
+        let x_promise = DeviceBuffer::pending(ty.clone(), 0);
+        let x = BufferHandle::into_raw(state.clone(), x_promise.buffer().clone());
+        let list = [x, x];
+        let lists = [list.as_ptr()];
+        let mut out = [std::ptr::null_mut::<PJRT_Buffer>()];
+        let outs = [out.as_mut_ptr()];
+        let mut done = [std::ptr::null_mut::<PJRT_Event>()];
+        let mut args: PJRT_LoadedExecutable_Execute_Args = unsafe { std::mem::zeroed() };
+        args.struct_size = std::mem::size_of::<PJRT_LoadedExecutable_Execute_Args>();
+        args.executable = loaded;
+        args.argument_lists = lists.as_ptr();
+        args.num_devices = 1;
+        args.num_args = 2;
+        args.output_lists = outs.as_ptr();
+        args.device_complete_events = done.as_mut_ptr();
+        assert!(unsafe { loaded_execute(&mut args) }.is_null());
+        x_promise.fulfill(Err(apu_compiler::Error::invalid("upload failed")));
+        let completion = unsafe { &*(done[0] as *const EventHandle) }.event.clone();
+        assert_eq!(completion.wait().unwrap_err().message, "upload failed");
+        let output = unsafe { &*(out[0] as *const BufferHandle) }.buffer.clone();
+        assert!(output.wait_tensor().is_err());
+        unsafe {
+            drop(Box::from_raw(x as *mut BufferHandle));
+            drop(Box::from_raw(out[0] as *mut BufferHandle));
+            drop(Box::from_raw(done[0] as *mut EventHandle));
+            drop(Box::from_raw(loaded as *mut LoadedExecutable));
+        }
+    }
 }
