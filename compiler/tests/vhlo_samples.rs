@@ -4,7 +4,7 @@
 
 mod common;
 
-use apu_compiler::ir::{BinaryOp, ComparisonDirection, Module, Op, OpKind, Type, UnaryOp};
+use apu_compiler::ir::{BinaryOp, ComparisonDirection, GatherDims, Module, Op, OpKind, ScatterDims, Type, UnaryOp};
 use apu_compiler::read_vhlo_bytecode;
 use common::*;
 
@@ -250,4 +250,68 @@ fn op_counts_match_the_stablehlo_text() {
         compared += 1;
     }
     assert!(compared >= 12, "only {compared} programs without CHLO");
+}
+
+#[test]
+fn read_program_dispatches_bytecode_to_the_vhlo_reader() {
+    use apu_compiler::program::{read_program, ProgramFormat};
+    let Some(dir) = samples_dir() else { return };
+    let bytes = std::fs::read(dir.join("add.vhlo_v1_13_7.mlirbc")).unwrap();
+    let via_program = read_program(ProgramFormat::parse("mlir").unwrap(), &bytes).unwrap();
+    assert_eq!(via_program, read_vhlo_bytecode(&bytes).unwrap());
+    // Text is not bytecode: it must not reach the bytecode reader.
+    let text = sample_text("add");
+    let err = read_program(ProgramFormat::Mlir, text.as_bytes()).unwrap_err();
+    assert!(!err.message.contains("MLIR bytecode"), "{err}");
+}
+
+#[test]
+fn gather_scatter_reduce_window_sort_attributes_match_the_text() {
+    for target in TARGETS {
+        let Some(g) = read_sample("gather", target) else { return };
+        let gather = all_ops(&g).into_iter().find(|o| matches!(o.kind, OpKind::Gather { .. })).unwrap();
+        let expected = OpKind::Gather {
+            dims: GatherDims {
+                offset_dims: vec![1],
+                collapsed_slice_dims: vec![0],
+                start_index_map: vec![0],
+                index_vector_dim: 1,
+                ..Default::default()
+            },
+            slice_sizes: vec![1, 5],
+            indices_are_sorted: false,
+        };
+        assert_eq!(gather.kind, expected, "{target}");
+
+        let s = read_sample("scatter_add", target).unwrap();
+        let scatter = all_ops(&s).into_iter().find(|o| matches!(o.kind, OpKind::Scatter { .. })).unwrap();
+        let expected = OpKind::Scatter {
+            dims: ScatterDims {
+                update_window_dims: vec![1],
+                inserted_window_dims: vec![0],
+                scatter_dims_to_operand_dims: vec![0],
+                index_vector_dim: 1,
+                ..Default::default()
+            },
+            indices_are_sorted: false,
+            unique_indices: false,
+        };
+        assert_eq!(scatter.kind, expected, "{target}");
+
+        let m = read_sample("misc_ops", target).unwrap();
+        let rw = all_ops(&m).into_iter().find(|o| matches!(o.kind, OpKind::ReduceWindow { .. })).unwrap();
+        let expected = OpKind::ReduceWindow {
+            window_dimensions: vec![6, 1],
+            window_strides: vec![1, 1],
+            base_dilations: vec![1, 1],
+            window_dilations: vec![1, 1],
+            padding: vec![(5, 0), (0, 0)],
+        };
+        assert_eq!(rw.kind, expected, "{target}");
+
+        let so = read_sample("sort", target).unwrap();
+        for op in all_ops(&so).into_iter().filter(|o| matches!(o.kind, OpKind::Sort { .. })) {
+            assert_eq!(op.kind, OpKind::Sort { dimension: 1, is_stable: true }, "{target}");
+        }
+    }
 }

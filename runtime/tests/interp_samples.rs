@@ -33,7 +33,16 @@ fn sample_io(name: &str) -> Option<(Vec<Tensor>, Vec<Tensor>)> {
 }
 
 fn check_sample(name: &str, functions: Vec<apu_compiler::ir::Function>, rtol: f32, atol: f32) {
+    check_sample_outputs(name, functions, None, rtol, atol)
+}
+
+/// Like [`check_sample`], comparing the program's results with the expected outputs `which`.
+fn check_sample_outputs(name: &str, functions: Vec<apu_compiler::ir::Function>, which: Option<&[usize]>, rtol: f32, atol: f32) {
     let Some((inputs, outputs)) = sample_io(name) else { return };
+    let outputs: Vec<Tensor> = match which {
+        Some(w) => w.iter().map(|&i| outputs[i].clone()).collect(),
+        None => outputs,
+    };
     let m = module(functions);
     interp::check_supported(&m).unwrap();
     let got = interp::run(&m, &inputs).unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -319,4 +328,108 @@ fn sample_sort() {
     let s = b.op(OpKind::Call { callee: "sort".into() }, &[x], tt(&[4, 6], F32));
     let a = b.op(OpKind::Call { callee: "argsort".into() }, &[x], tt(&[4, 6], S32));
     check_sample("sort", vec![b.finish(&[s, a]), sort, argsort], 0.0, 0.0);
+}
+
+#[test]
+fn sample_scan_cumsum() {
+    let mut index = FnBuilder::new("dynamic_index_in_dim");
+    let xs = index.param(tt(&[5], F32));
+    let i = index.param(tt(&[], S32));
+    let s = index.op(OpKind::DynamicSlice { slice_sizes: vec![1] }, &[xs, i], tt(&[1], F32));
+    let s = index.op(OpKind::Reshape, &[s], tt(&[], F32));
+    let index = index.finish(&[s]);
+
+    let mut step = FnBuilder::new("closed_call");
+    let c = step.param(tt(&[], F32));
+    let x = step.param(tt(&[], F32));
+    let sum = step.op(OpKind::Binary(BinaryOp::Add), &[c, x], tt(&[], F32));
+    let two = scalar_f32(&mut step, 2.0);
+    let twice = step.op(OpKind::Binary(BinaryOp::Multiply), &[sum, two], tt(&[], F32));
+    let step = step.finish(&[sum, twice]);
+
+    let mut update = FnBuilder::new("dynamic_update_index_in_dim");
+    let ys = update.param(tt(&[5], F32));
+    let y = update.param(tt(&[], F32));
+    let i = update.param(tt(&[], S32));
+    let y = update.op(OpKind::BroadcastInDim { broadcast_dimensions: vec![] }, &[y], tt(&[1], F32));
+    let r = update.op(OpKind::DynamicUpdateSlice, &[ys, y, i], tt(&[5], F32));
+    let update = update.finish(&[r]);
+
+    let mut b = FnBuilder::new("main");
+    let xs = b.param(tt(&[5], F32));
+    let zero = scalar_f32(&mut b, 0.0);
+    let zeros = bcast(&mut b, zero, &[], &[5]);
+    let c0 = scalar_i32(&mut b, 0);
+    let state = [tt(&[5], F32), tt(&[], S32), tt(&[], F32), tt(&[5], F32)];
+    let cond = b.region(&state, |b, p| {
+        let five = scalar_i32(b, 5);
+        vec![cmp(b, Dir::Lt, ComparisonType::Signed, p[1], five, &[])]
+    });
+    let body = b.region(&state, |b, p| {
+        let x = b.op(OpKind::Call { callee: "dynamic_index_in_dim".into() }, &[p[0], p[1]], tt(&[], F32));
+        let r = b.ops(OpKind::Call { callee: "closed_call".into() }, &[p[2], x], &[tt(&[], F32), tt(&[], F32)], vec![]);
+        let ys = b.op(OpKind::Call { callee: "dynamic_update_index_in_dim".into() }, &[p[3], r[1], p[1]], tt(&[5], F32));
+        let one = scalar_i32(b, 1);
+        let i = b.op(OpKind::Binary(BinaryOp::Add), &[p[1], one], tt(&[], S32));
+        vec![p[0], i, r[0], ys]
+    });
+    let r = b.ops(OpKind::While, &[xs, c0, zero, zeros], &state, vec![cond, body]);
+    check_sample("scan_cumsum", vec![b.finish(&[r[2], r[3]]), index, step, update], 1e-5, 1e-6);
+}
+
+/// misc_ops without its `chlo.erf` composite (out2), whose decomposition the portable artifact
+/// holds as a long polynomial: argmax (variadic reduce), where + concatenate + strided slice,
+/// the bf16 round trip and cumsum (reduce_window).
+#[test]
+fn sample_misc_ops_without_erf() {
+    let s = |e| tt(&[], e);
+    let mut argmax = FnBuilder::new("argmax");
+    let x = argmax.param(tt(&[6, 5], F32));
+    let iota = argmax.op(OpKind::Iota { dimension: 1 }, &[], tt(&[6, 5], S32));
+    let ninf = scalar_f32(&mut argmax, f32::NEG_INFINITY);
+    let zero = scalar_i32(&mut argmax, 0);
+    let reducer = argmax.region(&[s(F32), s(S32), s(F32), s(S32)], |b, p| {
+        let (a1, a2, a3, a4) = (p[0], p[1], p[2], p[3]);
+        let gt = cmp(b, Dir::Gt, ComparisonType::Float, a1, a3, &[]);
+        let nan = cmp(b, Dir::Ne, ComparisonType::Float, a1, a1, &[]);
+        let take = b.op(OpKind::Binary(BinaryOp::Or), &[gt, nan], s(Pred));
+        let eq = cmp(b, Dir::Eq, ComparisonType::Float, a1, a3, &[]);
+        let lt = cmp(b, Dir::Lt, ComparisonType::Signed, a2, a4, &[]);
+        let tie = b.op(OpKind::Binary(BinaryOp::And), &[eq, lt], s(Pred));
+        let take_i = b.op(OpKind::Binary(BinaryOp::Or), &[take, tie], s(Pred));
+        let v = b.op(OpKind::Select, &[take, a1, a3], s(F32));
+        let i = b.op(OpKind::Select, &[take_i, a2, a4], s(S32));
+        vec![v, i]
+    });
+    let r = argmax.ops(OpKind::Reduce { dimensions: vec![1] }, &[x, iota, ninf, zero], &[tt(&[6], F32), tt(&[6], S32)], vec![reducer]);
+    let argmax = argmax.finish(&[r[1]]);
+
+    let mut cumsum = FnBuilder::new("cumsum");
+    let x = cumsum.param(tt(&[6, 5], F32));
+    let zero = scalar_f32(&mut cumsum, 0.0);
+    let add = cumsum.binary_region(BinaryOp::Add, F32);
+    let kind = OpKind::ReduceWindow {
+        window_dimensions: vec![6, 1],
+        window_strides: vec![1, 1],
+        base_dilations: vec![1, 1],
+        window_dilations: vec![1, 1],
+        padding: vec![(5, 0), (0, 0)],
+    };
+    let r = cumsum.ops(kind, &[x, zero], &[tt(&[6, 5], F32)], vec![add])[0];
+    let cumsum = cumsum.finish(&[r]);
+
+    let mut b = FnBuilder::new("main");
+    let x = b.param(tt(&[6, 5], F32));
+    let am = b.op(OpKind::Call { callee: "argmax".into() }, &[x], tt(&[6], S32));
+    let zero = scalar_f32(&mut b, 0.0);
+    let zeros = bcast(&mut b, zero, &[], &[6, 5]);
+    let pos = cmp(&mut b, Dir::Gt, ComparisonType::Float, x, zeros, &[6, 5]);
+    let neg = b.op(OpKind::Unary(UnaryOp::Negate), &[x], tt(&[6, 5], F32));
+    let w = b.op(OpKind::Select, &[pos, x, neg], tt(&[6, 5], F32));
+    let cat = b.op(OpKind::Concatenate { dimension: 0 }, &[x, w], tt(&[12, 5], F32));
+    let sl = b.op(OpKind::Slice { start_indices: vec![0, 0], limit_indices: vec![12, 5], strides: vec![1, 2] }, &[cat], tt(&[12, 3], F32));
+    let h = b.op(OpKind::Convert, &[x], tt(&[6, 5], BF16));
+    let h = b.op(OpKind::Convert, &[h], tt(&[6, 5], F32));
+    let cs = b.op(OpKind::Call { callee: "cumsum".into() }, &[x], tt(&[6, 5], F32));
+    check_sample_outputs("misc_ops", vec![b.finish(&[am, sl, h, cs]), argmax, cumsum], Some(&[0, 1, 3, 4]), 1e-5, 1e-6);
 }

@@ -323,7 +323,8 @@ impl<'t, 'a> IrReader<'t, 'a> {
         if num_ops > r.remaining() as u64 {
             return Err(r.error(format!("block claims {num_ops} ops, more than the bytes left")));
         }
-        let mut ops = Vec::with_capacity(num_ops as usize);
+        // The count is only bounded by the bytes left; don't let a forged one reserve a huge vector.
+        let mut ops = Vec::with_capacity((num_ops as usize).min(1024));
         for _ in 0..num_ops {
             ops.push(self.read_op(r)?);
         }

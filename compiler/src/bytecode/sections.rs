@@ -265,3 +265,49 @@ pub fn read_attr_type_offsets(
     }
     Ok((attrs, types))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn r(bytes: &[u8]) -> Reader<'_> {
+        Reader::new(bytes, 100, "test section")
+    }
+
+    #[test]
+    fn string_sizes_are_listed_last_string_first() {
+        // Two strings, "ab" then "xyz": sizes 4 ("xyz\0") then 3 ("ab\0").
+        let bytes = [0x05, 0x09, 0x07, b'a', b'b', 0, b'x', b'y', b'z', 0];
+        assert_eq!(read_strings(r(&bytes)).unwrap(), vec!["ab", "xyz"]);
+        // Sizes that do not add up to the payload are rejected with the offset.
+        let err = read_strings(r(&bytes[..9])).unwrap_err();
+        assert!(err.message.contains("at byte 103"), "{err}");
+    }
+
+    #[test]
+    fn op_names_carry_dialect_and_registration() {
+        let strings = ["builtin", "vhlo", "module", "add_v1"];
+        // v6: 2 dialects, 2 op names in total, then groups (dialect, count, (name << 1) | registered).
+        let bytes = [0x05, 0x01, 0x05, 0x05, 0x01, 0x03, 0x0B, 0x03, 0x03, 0x0D];
+        let d = read_dialects(r(&bytes), 6, &strings).unwrap();
+        assert_eq!(d.names, vec!["builtin", "vhlo"]);
+        let names: Vec<(&str, bool)> = d.op_names.iter().map(|o| (o.name.as_str(), o.registered)).collect();
+        assert_eq!(names, vec![("builtin.module", true), ("vhlo.add_v1", false)]);
+        // A wrong total count is caught.
+        let mut wrong = bytes;
+        wrong[3] = 0x07;
+        assert!(read_dialects(r(&wrong), 6, &strings).is_err());
+    }
+
+    #[test]
+    fn attribute_and_type_offsets_run_on_across_both_tables() {
+        // 2 attributes, 1 type; attrs of dialect 0 sized 3 (custom) and 2 (text); type of dialect 1 sized 4.
+        let bytes = [0x05, 0x03, 0x01, 0x05, 0x0F, 0x09, 0x03, 0x03, 0x13];
+        let (attrs, types) = read_attr_type_offsets(r(&bytes), 2, 9).unwrap();
+        let spans: Vec<(usize, usize, bool)> = attrs.iter().map(|e| (e.start, e.len, e.custom)).collect();
+        assert_eq!(spans, vec![(0, 3, true), (3, 2, false)]);
+        assert_eq!((types[0].dialect, types[0].start, types[0].len), (1, 5, 4));
+        // Entries running past the attribute/type section are rejected.
+        assert!(read_attr_type_offsets(r(&bytes), 2, 8).is_err());
+    }
+}

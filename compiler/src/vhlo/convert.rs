@@ -113,12 +113,32 @@ pub fn literal(attr: &Attr) -> Result<Literal> {
     }
     let elem_size = tt.elem.byte_size();
     if tt.elem.bit_width() < 8 {
-        return Err(Error::unimplemented(format!("constants of sub-byte type {}", tt.elem)));
+        return sub_byte_literal(tt, data);
     }
     if data.len() == elem_size && n != 1 {
         return Literal::splat(tt, data.clone());
     }
     Literal::dense(tt, data.clone())
+}
+
+/// Sub-byte integers (i2, i4, ui2, ui4) are stored one per byte, in the low bits; apu keeps them
+/// one per byte too, sign-extended for signed types.
+fn sub_byte_literal(tt: TensorType, data: &[u8]) -> Result<Literal> {
+    let width = tt.elem.bit_width();
+    let signed = tt.elem.is_signed_int();
+    let widen = |b: u8| {
+        let v = b & ((1u8 << width) - 1);
+        if signed && v >> (width - 1) == 1 {
+            v | !((1u8 << width) - 1)
+        } else {
+            v
+        }
+    };
+    let n = tt.num_elements();
+    if data.len() == 1 && n != 1 {
+        return Literal::splat(tt, vec![widen(data[0])]);
+    }
+    Literal::dense(tt, data.iter().map(|&b| widen(b)).collect())
 }
 
 fn bool_literal(tt: TensorType, data: &[u8]) -> Result<Literal> {

@@ -4,6 +4,7 @@
 mod convert;
 pub mod dialect;
 mod module;
+mod op_ctx;
 pub mod op_table;
 mod ops;
 mod region;

@@ -34,11 +34,13 @@ pub fn inherent_attrs(op: &RawOp<'_>, short: &str, table: &mut Table<'_>) -> Res
                 return Err(r.error(format!("{} unexpected bytes after the properties of vhlo.{short}", r.remaining())));
             }
         }
-        Some(Properties::Attr(_)) => {
-            return Err(Error::invalid(format!("vhlo.{short} is marked as unregistered by the writer")));
-        }
-        None => {
-            let dict = op.attrs.as_deref();
+        // A writer that did not know VHLO stores an unregistered op's inherent attributes as one
+        // dictionary; older bytecode (< 5) keeps them in the attribute dictionary.
+        Some(Properties::Attr(_)) | None => {
+            let dict = match &op.props {
+                Some(Properties::Attr(a)) => Some(&**a),
+                _ => op.attrs.as_deref(),
+            };
             for &name in names {
                 if let Some(a) = dict.and_then(|d| d.dict_get(name)) {
                     out.push((name, a.clone()));

@@ -3,7 +3,9 @@
 
 use super::convert::value_type;
 use super::module::{inherent_attrs, location, split_version};
-use super::ops::{map_op, OpCtx};
+use super::op_ctx::OpCtx;
+use super::ops::map_op;
+use super::sharding::check_value_sharding;
 use crate::bytecode::{RawOp, RawRegion, Table};
 use crate::error::{ErrorKind, ResultExt};
 use crate::ir::{ElementType, Op, OpKind, Region, Type, ValueId};
@@ -100,6 +102,10 @@ fn build_op_inner(op: &RawOp<'_>, values: &mut Vec<Type>, base: u32, table: &mut
         return lower_if(operands, results, regions, &operand_types, values, location, out);
     };
     check_regions(&kind, &regions)?;
+    // Legacy-path sharding constraints are `custom_call @Sharding` ops with an `mhlo.sharding`.
+    if let Some(dict) = op.attrs.as_deref() {
+        check_value_sharding(dict, "the op's result")?;
+    }
     out.push(Op { kind, operands, results, regions, location });
     Ok(())
 }

@@ -18,11 +18,36 @@ pub fn check_sdy_mesh(op: &RawOp<'_>, table: &mut Table<'_>) -> Result<()> {
     };
     match mesh.as_deref() {
         Some(Attr::Dialect { dialect: "sdy", name: "mesh", fields }) if is_trivial_mesh(fields) => Ok(()),
-        _ => Err(Error::unimplemented(format!(
-            "sdy.mesh at {}: sharded programs (a device mesh) are not supported; apu runs on one device",
-            attr_loc_text(&op.loc)
-        ))),
+        _ => {
+            let at = attr_loc_text(&op.loc);
+            let at = if at.is_empty() { String::new() } else { format!(" at {at}") };
+            Err(Error::unimplemented(format!(
+                "sdy.mesh{at} with {}: sharded programs are not supported; apu runs on one device",
+                describe_mesh(mesh.as_deref())
+            )))
+        }
     }
+}
+
+/// `axes x=2, y=4` (or what the mesh attribute was), for the error message.
+fn describe_mesh(mesh: Option<&Attr>) -> String {
+    let Some(Attr::Dialect { name: "mesh", fields, .. }) = mesh else {
+        return "an unreadable mesh".to_string();
+    };
+    let Some(Attr::Array(axes)) = fields.first().map(|a| &**a) else {
+        return "an unreadable mesh".to_string();
+    };
+    let parts: Vec<String> = axes
+        .iter()
+        .map(|ax| match &**ax {
+            Attr::Dialect { name: "mesh_axis", fields, .. } => match (fields.first().map(|f| &**f), fields.get(1).map(|f| &**f)) {
+                (Some(Attr::String(n)), Some(Attr::Int(size))) => format!("{n}={size}"),
+                _ => "?".to_string(),
+            },
+            _ => "?".to_string(),
+        })
+        .collect();
+    format!("axes {}", parts.join(", "))
 }
 
 fn is_trivial_mesh(fields: &[Rc<Attr>]) -> bool {

@@ -55,36 +55,63 @@ pub fn unary_result_elem(op: UnaryOp, elem: ElementType) -> ElementType {
     }
 }
 
+/// The f64 function of a unary op on floats (`None` for ops floats do not have, and for
+/// `is_finite`, whose result is not a float).
+fn float_unary(op: UnaryOp) -> Option<fn(f64) -> f64> {
+    use UnaryOp as U;
+    Some(match op {
+        U::Abs => f64::abs,
+        U::Cbrt => f64::cbrt,
+        U::Ceil => f64::ceil,
+        U::Cosine => f64::cos,
+        U::Exponential => f64::exp,
+        U::ExponentialMinusOne => f64::exp_m1,
+        U::Floor => f64::floor,
+        U::Imag => |_| 0.0,
+        U::Log => f64::ln,
+        U::LogPlusOne => f64::ln_1p,
+        U::Logistic => |x| 1.0 / (1.0 + (-x).exp()),
+        U::Negate => |x| -x,
+        U::Real => |x| x,
+        U::RoundNearestAfz => f64::round,
+        U::RoundNearestEven => f64::round_ties_even,
+        U::Rsqrt => |x| 1.0 / x.sqrt(),
+        U::Sign => |x| if x.is_nan() || x == 0.0 { x } else { x.signum() },
+        U::Sine => f64::sin,
+        U::Sqrt => f64::sqrt,
+        U::Tan => f64::tan,
+        U::Tanh => f64::tanh,
+        U::IsFinite | U::Not | U::PopulationCount | U::CountLeadingZeros => return None,
+    })
+}
+
+/// The f64 function of a binary op on floats with a float result.
+fn float_binary(op: BinaryOp) -> Option<fn(f64, f64) -> f64> {
+    use BinaryOp as B;
+    Some(match op {
+        B::Add => |x, y| x + y,
+        B::Subtract => |x, y| x - y,
+        B::Multiply => |x, y| x * y,
+        B::Divide => |x, y| x / y,
+        // Rust's `%` on floats is C's fmod: the sign follows the dividend, quotient truncated.
+        B::Remainder => |x, y| x % y,
+        B::Power => f64::powf,
+        B::Maximum => float_max,
+        B::Minimum => float_min,
+        B::Atan2 => f64::atan2,
+        _ => return None,
+    })
+}
+
 /// The scalar function of a unary op on `elem`, or UNIMPLEMENTED.
 pub fn unary_fn(op: UnaryOp, elem: ElementType) -> Result<UnaryFn> {
     use UnaryOp as U;
     let name = apu_compiler::ir::OpKind::Unary(op).name();
     if elem.is_float() && super::array::is_stored(elem) {
-        let g: fn(f64) -> f64 = match op {
-            U::Abs => f64::abs,
-            U::Cbrt => f64::cbrt,
-            U::Ceil => f64::ceil,
-            U::Cosine => f64::cos,
-            U::Exponential => f64::exp,
-            U::ExponentialMinusOne => f64::exp_m1,
-            U::Floor => f64::floor,
-            U::Imag => |_| 0.0,
-            U::Log => f64::ln,
-            U::LogPlusOne => f64::ln_1p,
-            U::Logistic => |x| 1.0 / (1.0 + (-x).exp()),
-            U::Negate => |x| -x,
-            U::Real => |x| x,
-            U::RoundNearestAfz => f64::round,
-            U::RoundNearestEven => f64::round_ties_even,
-            U::Rsqrt => |x| 1.0 / x.sqrt(),
-            U::Sign => |x| if x.is_nan() || x == 0.0 { x } else { x.signum() },
-            U::Sine => f64::sin,
-            U::Sqrt => f64::sqrt,
-            U::Tan => f64::tan,
-            U::Tanh => f64::tanh,
-            U::IsFinite => return Ok(Box::new(|s| Scalar::Bool(f(s).is_finite()))),
-            U::Not | U::PopulationCount | U::CountLeadingZeros => return Err(unsupported(name, elem)),
-        };
+        if op == U::IsFinite {
+            return Ok(Box::new(|s| Scalar::Bool(f(s).is_finite())));
+        }
+        let g = float_unary(op).ok_or_else(|| unsupported(name, elem))?;
         return Ok(Box::new(move |s| Scalar::Float(g(f(s)))));
     }
     if elem.is_complex() {
@@ -201,22 +228,10 @@ pub fn binary_fn(op: BinaryOp, elem: ElementType) -> Result<BinaryFn> {
         return Err(unsupported(name, elem));
     }
     if elem.is_float() {
-        let g: fn(f64, f64) -> f64 = match op {
-            B::Add => |x, y| x + y,
-            B::Subtract => |x, y| x - y,
-            B::Multiply => |x, y| x * y,
-            B::Divide => |x, y| x / y,
-            // Rust's `%` on floats is C's fmod: the sign follows the dividend, quotient truncated.
-            B::Remainder => |x, y| x % y,
-            B::Power => f64::powf,
-            B::Maximum => float_max,
-            B::Minimum => float_min,
-            B::Atan2 => f64::atan2,
-            B::Complex if matches!(elem, ElementType::F32 | ElementType::F64) => {
-                return Ok(Box::new(|x, y| Scalar::Complex(f(x), f(y))))
-            }
-            _ => return Err(unsupported(name, elem)),
-        };
+        if op == B::Complex && matches!(elem, ElementType::F32 | ElementType::F64) {
+            return Ok(Box::new(|x, y| Scalar::Complex(f(x), f(y))));
+        }
+        let g = float_binary(op).ok_or_else(|| unsupported(name, elem))?;
         return Ok(Box::new(move |x, y| Scalar::Float(g(f(x), f(y)))));
     }
     if elem.is_complex() {
@@ -347,6 +362,12 @@ fn check_same_shape(what: &str, a: &Dense, b: &Dense) -> Result<()> {
 }
 
 pub fn unary(op: UnaryOp, x: &Dense) -> Result<Dense> {
+    // Fast path for f32/f64: the same f64 function, without widening to `Scalar`.
+    match (&x.data, float_unary(op)) {
+        (Array::F32(v), Some(g)) => return Dense::new(x.ty.clone(), Array::F32(v.iter().map(|&a| g(a as f64) as f32).collect())),
+        (Array::F64(v), Some(g)) => return Dense::new(x.ty.clone(), Array::F64(v.iter().map(|&a| g(a)).collect())),
+        _ => {}
+    }
     let g = unary_fn(op, x.elem())?;
     let out_elem = unary_result_elem(op, x.elem());
     let data = Array::from_scalars(out_elem, (0..x.data.len()).map(|k| g(x.data.get(k))))?;
@@ -355,6 +376,16 @@ pub fn unary(op: UnaryOp, x: &Dense) -> Result<Dense> {
 
 pub fn binary(op: BinaryOp, x: &Dense, y: &Dense) -> Result<Dense> {
     check_same_shape(apu_compiler::ir::OpKind::Binary(op).name(), x, y)?;
+    match (&x.data, &y.data, float_binary(op)) {
+        (Array::F32(a), Array::F32(b), Some(g)) => {
+            let v = a.iter().zip(b).map(|(&p, &q)| g(p as f64, q as f64) as f32).collect();
+            return Dense::new(x.ty.clone(), Array::F32(v));
+        }
+        (Array::F64(a), Array::F64(b), Some(g)) => {
+            return Dense::new(x.ty.clone(), Array::F64(a.iter().zip(b).map(|(&p, &q)| g(p, q)).collect()));
+        }
+        _ => {}
+    }
     let g = binary_fn(op, x.elem())?;
     let out_elem = binary_result_elem(op, x.elem());
     let data = Array::from_scalars(out_elem, (0..x.data.len()).map(|k| g(x.data.get(k), y.data.get(k))))?;
