@@ -331,6 +331,7 @@ fn compile_rejects_bad_options_and_formats() {
     assert!(e.message.contains("failed to deserialize CompileOptionsProto"), "{}", e.message);
     let e = compile("invalid", b"").unwrap_err();
     assert_eq!(e.code, PJRT_Error_Code_INVALID_ARGUMENT);
+    assert!(e.message.contains("Unknown program format 'invalid'."), "{}", e.message);
     assert!(compile("mlir", b"").is_err(), "garbage bytecode must not compile");
 }
 

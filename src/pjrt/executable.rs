@@ -82,7 +82,13 @@ impl Executable {
         let options = compile_options::parse(&source.options).map_err(|e| {
             ApiError::invalid_argument(format!("PJRT_Client_Compile: failed to deserialize CompileOptionsProto: {e}"))
         })?;
-        let format = ProgramFormat::parse(&source.format)?;
+        let format = ProgramFormat::parse(&source.format).map_err(|_| {
+            // Worded like the reference implementation so that callers matching on it still work.
+            ApiError::invalid_argument(format!(
+                "Unknown program format '{}'. apu reads \"mlir\" (bytecode or text), \"hlo\" and \"hlo_with_config\"",
+                source.format
+            ))
+        })?;
         let module = read_program(format, &source.code)?;
         let module = validate(module)?;
         super::execute::check_supported(&module)?;
