@@ -230,6 +230,32 @@ fn delete_ready_event_and_external_references() {
 }
 
 #[test]
+fn memory_stats_follow_live_buffers() {
+    let client = Client::new();
+    let device = client.devices()[0];
+    let stats = || {
+        // Like jaxlib, pass a struct full of garbage: every output must be written.
+        let mut a = args!(PJRT_Device_MemoryStats_Args);
+        unsafe { std::ptr::write_bytes(&mut a as *mut _ as *mut u8, 0x5a, std::mem::size_of_val(&a)) };
+        a.struct_size = std::mem::size_of_val(&a);
+        a.extension_start = std::ptr::null_mut();
+        a.device = device;
+        call!(PJRT_Device_MemoryStats, &mut a).unwrap();
+        assert!(a.peak_bytes_in_use_is_set);
+        assert!(!a.bytes_limit_is_set && !a.pool_bytes_is_set && !a.peak_pool_bytes_is_set);
+        (a.bytes_in_use, a.peak_bytes_in_use)
+    };
+    assert_eq!(stats(), (0, 0));
+    let b = client.buffer_from_host(&[0u8; 64], PJRT_Buffer_Type_F32, &[16], None, 0).unwrap();
+    assert_eq!(stats(), (64, 64));
+    drop(b);
+    assert_eq!(stats(), (0, 64));
+    let mut clear = args!(PJRT_Device_ClearMemoryStats_Args { device: device });
+    call!(PJRT_Device_ClearMemoryStats, &mut clear).unwrap();
+    assert_eq!(stats(), (0, 0));
+}
+
+#[test]
 fn copy_to_memory_of_another_device() {
     let name = "num_devices";
     let value = "2";

@@ -3,11 +3,12 @@
 //! raw pointer handed out to a framework stays valid.
 
 use crate::event::Event;
+use crate::memory_stats::MemoryStats;
 use crate::tensor::Tensor;
 use crate::Error;
 use apu_compiler::ir::TensorType;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 enum Contents {
     /// The producing work has not finished.
@@ -35,6 +36,8 @@ pub struct DeviceBuffer {
     /// Donated to an execution that has not read the contents yet: they must survive deletion.
     donated: AtomicBool,
     external: Mutex<ExternalRefs>,
+    /// The device's memory accounting, once attached with [`DeviceBuffer::track`].
+    stats: OnceLock<Arc<MemoryStats>>,
 }
 
 impl std::fmt::Debug for DeviceBuffer {
@@ -75,6 +78,29 @@ impl Drop for BufferPromise {
 }
 
 impl DeviceBuffer {
+    /// Replaces the contents, keeping the memory accounting in step (bytes count while Ready).
+    fn replace_contents(&self, slot: &mut Contents, new: Contents) {
+        if let Some(stats) = self.stats.get() {
+            if let Contents::Ready(t) = &*slot {
+                stats.free(t.bytes().len());
+            }
+            if let Contents::Ready(t) = &new {
+                stats.allocate(t.bytes().len());
+            }
+        }
+        *slot = new;
+    }
+
+    /// Counts this buffer's contents in `stats` from now on (once; later calls are ignored).
+    pub fn track(&self, stats: Arc<MemoryStats>) {
+        let contents = lock(&self.contents);
+        if self.stats.set(stats).is_ok() {
+            if let (Contents::Ready(t), Some(stats)) = (&*contents, self.stats.get()) {
+                stats.allocate(t.bytes().len());
+            }
+        }
+    }
+
     /// A buffer that is ready now.
     pub fn ready(tensor: Tensor, device: usize) -> Arc<Self> {
         Arc::new(DeviceBuffer {
@@ -84,6 +110,7 @@ impl DeviceBuffer {
             contents: Mutex::new(Contents::Ready(tensor)),
             deleted: AtomicBool::new(false),
             donated: AtomicBool::new(false),
+            stats: OnceLock::new(),
             external: Mutex::new(ExternalRefs { count: 0, pin: None }),
         })
     }
@@ -97,6 +124,7 @@ impl DeviceBuffer {
             contents: Mutex::new(Contents::Pending),
             deleted: AtomicBool::new(false),
             donated: AtomicBool::new(false),
+            stats: OnceLock::new(),
             external: Mutex::new(ExternalRefs { count: 0, pin: None }),
         });
         BufferPromise { buffer: Some(buffer) }
@@ -114,13 +142,14 @@ impl DeviceBuffer {
         {
             let mut contents = lock(&self.contents);
             if matches!(*contents, Contents::Pending) {
-                *contents = match result {
+                let new = match result {
                     // Deleted before it was produced (and not awaited by a consumer it was
                     // donated to): nobody can read it any more.
                     Ok(_) if self.is_deleted() && !self.donated.load(Ordering::Acquire) => Contents::Released,
                     Ok(t) => Contents::Ready(t),
                     Err(e) => Contents::Failed(e),
                 };
+                self.replace_contents(&mut contents, new);
             }
         }
         let _ = self.ready.set(outcome);
@@ -150,7 +179,7 @@ impl DeviceBuffer {
         self.deleted.store(true, Ordering::Release);
         let mut contents = lock(&self.contents);
         if !matches!(*contents, Contents::Pending) && !self.donated.load(Ordering::Acquire) {
-            *contents = Contents::Released;
+            self.replace_contents(&mut contents, Contents::Released);
         }
     }
 
@@ -168,7 +197,7 @@ impl DeviceBuffer {
         let mut contents = lock(&self.contents);
         self.donated.store(false, Ordering::Release);
         if matches!(*contents, Contents::Ready(_)) {
-            *contents = Contents::Released;
+            self.replace_contents(&mut contents, Contents::Released);
         }
     }
 
@@ -238,6 +267,13 @@ impl DeviceBuffer {
     }
 }
 
+impl Drop for DeviceBuffer {
+    fn drop(&mut self) {
+        let mut contents = std::mem::replace(&mut *lock(&self.contents), Contents::Released);
+        self.replace_contents(&mut contents, Contents::Released);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -291,6 +327,24 @@ mod tests {
         let other = DeviceBuffer::ready(f32x4([1.0; 4]), 0);
         other.delete();
         assert!(other.is_deleted() && other.tensor().is_err());
+    }
+
+    #[test]
+    fn memory_is_accounted_while_contents_live() {
+        let stats = Arc::new(MemoryStats::default());
+        let a = DeviceBuffer::ready(f32x4([1.0; 4]), 0);
+        a.track(stats.clone());
+        let promise = DeviceBuffer::pending(TensorType::new(vec![4], ElementType::F32), 0);
+        let b = promise.buffer().clone();
+        b.track(stats.clone());
+        assert_eq!(stats.snapshot().bytes_in_use, 16);
+        promise.fulfill(Ok(f32x4([2.0; 4])));
+        assert_eq!(stats.snapshot().bytes_in_use, 32);
+        a.delete();
+        assert_eq!(stats.snapshot().bytes_in_use, 16);
+        drop(b);
+        assert_eq!(stats.snapshot().bytes_in_use, 0);
+        assert_eq!(stats.snapshot().peak_bytes_in_use, 32);
     }
 
     #[test]

@@ -6,6 +6,7 @@ pub mod device;
 pub mod event;
 pub mod interp;
 pub mod layout;
+pub mod memory_stats;
 pub mod npz;
 pub mod tensor;
 
@@ -13,4 +14,5 @@ pub use apu_compiler::{Error, Result};
 pub use buffer::{BufferPromise, DeviceBuffer};
 pub use device::DeviceQueue;
 pub use event::{Event, Outcome};
+pub use memory_stats::{MemoryStats, MemoryStatsSnapshot};
 pub use tensor::{AlignedBytes, Tensor};

@@ -26,8 +26,9 @@ pub(crate) struct BufferHandle {
 }
 
 impl BufferHandle {
-    /// A new caller-owned `PJRT_Buffer*`.
+    /// A new caller-owned `PJRT_Buffer*`; its contents count in the device's memory statistics.
     pub fn into_raw(client: Arc<ClientState>, buffer: Arc<DeviceBuffer>) -> *mut PJRT_Buffer {
+        buffer.track(client.device(buffer.device()).memory_stats.clone());
         let dims = buffer.ty().shape.clone();
         let minor_to_major = (0..dims.len() as i64).rev().collect();
         Box::into_raw(Box::new(BufferHandle { client, buffer, dims, minor_to_major })) as *mut PJRT_Buffer
@@ -322,6 +323,7 @@ pub(crate) unsafe extern "C" fn buffer_to_host_buffer(args: *mut PJRT_Buffer_ToH
         if a.dst.is_null() {
             // Size query: no copy and no event.
             a.dst_size = needed;
+            a.event = std::ptr::null_mut();
             return Ok(());
         }
         if a.dst_size < needed {

@@ -6,7 +6,8 @@ use super::client::ClientState;
 use super::error::ApiError;
 use super::guard::{args_min_size, entry, handle, PtrList};
 use apu_pjrt_api::*;
-use apu_runtime::DeviceQueue;
+use apu_runtime::{DeviceQueue, MemoryStats};
+use std::sync::Arc;
 use std::os::raw::c_char;
 
 /// The device kind string JAX shows as `device.device_kind`.
@@ -27,6 +28,8 @@ pub(crate) struct Device {
     /// because memories and devices point at each other.
     pub memories: PtrList<PJRT_Memory>,
     pub queue: DeviceQueue,
+    /// Bytes held by the live buffers of this device.
+    pub memory_stats: Arc<MemoryStats>,
 }
 
 impl Device {
@@ -47,6 +50,7 @@ impl Device {
             },
             memories: PtrList(Vec::new()),
             queue: DeviceQueue::new(format!("apu-device-{index}")),
+            memory_stats: Arc::new(MemoryStats::default()),
         }
     }
 
@@ -201,11 +205,34 @@ pub(crate) unsafe extern "C" fn device_default_memory(args: *mut PJRT_Device_Def
     })
 }
 
-/// Memory statistics are not tracked yet; JAX treats UNIMPLEMENTED here as "no stats".
+/// Bytes held by live buffers on the device (logical sizes; copies sharing bytes count twice).
+/// There is no memory limit, so the limit and pool fields stay unset.
 pub(crate) unsafe extern "C" fn device_memory_stats(args: *mut PJRT_Device_MemoryStats_Args) -> *mut PJRT_Error {
     entry("PJRT_Device_MemoryStats", args, |a| {
-        unsafe { device(a.device)? };
-        Err(ApiError::unimplemented("PJRT_Device_MemoryStats: apu does not track device memory statistics yet"))
+        let s = unsafe { device(a.device)? }.memory_stats.snapshot();
+        // Callers do not zero the struct: every output, including each `_is_set`, is written.
+        a.bytes_limit = 0;
+        a.bytes_limit_is_set = false;
+        a.bytes_reserved = 0;
+        a.bytes_reserved_is_set = false;
+        a.peak_bytes_reserved = 0;
+        a.peak_bytes_reserved_is_set = false;
+        a.bytes_reservable_limit = 0;
+        a.bytes_reservable_limit_is_set = false;
+        a.largest_free_block_bytes = 0;
+        a.largest_free_block_bytes_is_set = false;
+        a.pool_bytes = 0;
+        a.pool_bytes_is_set = false;
+        a.peak_pool_bytes = 0;
+        a.peak_pool_bytes_is_set = false;
+        a.bytes_in_use = s.bytes_in_use;
+        a.peak_bytes_in_use = s.peak_bytes_in_use;
+        a.peak_bytes_in_use_is_set = true;
+        a.num_allocs = s.num_allocs;
+        a.num_allocs_is_set = true;
+        a.largest_alloc_size = s.largest_alloc_size;
+        a.largest_alloc_size_is_set = true;
+        Ok(())
     })
 }
 
@@ -230,10 +257,10 @@ pub(crate) unsafe extern "C" fn device_get_attributes(args: *mut PJRT_Device_Get
     })
 }
 
-/// No statistics are kept, so there is nothing to clear.
+/// Restarts the peak and allocation counters.
 pub(crate) unsafe extern "C" fn device_clear_memory_stats(args: *mut PJRT_Device_ClearMemoryStats_Args) -> *mut PJRT_Error {
     entry("PJRT_Device_ClearMemoryStats", args, |a| {
-        unsafe { device(a.device)? };
+        unsafe { device(a.device)? }.memory_stats.clear();
         Ok(())
     })
 }

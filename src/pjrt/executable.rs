@@ -344,11 +344,24 @@ pub(crate) unsafe extern "C" fn executable_get_compiled_memory_stats(
     entry("PJRT_Executable_GetCompiledMemoryStats", args, |a| {
         let e = unsafe { executable(a.executable)? };
         let bytes = |types: &[TensorType]| types.iter().map(|t| t.byte_size() as i64).sum::<i64>();
+        let (arguments, outputs) = (bytes(&e.param_types), bytes(&e.output_types));
+        // Callers do not zero the struct: write every field. Temporaries of the interpreter are
+        // not known ahead of a run, so they are reported as 0.
         a.generated_code_size_in_bytes = 0;
-        a.argument_size_in_bytes = bytes(&e.param_types);
-        a.output_size_in_bytes = bytes(&e.output_types);
+        a.argument_size_in_bytes = arguments;
+        a.output_size_in_bytes = outputs;
         a.alias_size_in_bytes = 0;
         a.temp_size_in_bytes = 0;
+        a.host_generated_code_size_in_bytes = 0;
+        a.host_argument_size_in_bytes = 0;
+        a.host_output_size_in_bytes = 0;
+        a.host_alias_size_in_bytes = 0;
+        a.host_temp_size_in_bytes = 0;
+        a.peak_memory_in_bytes = arguments + outputs;
+        a.total_size_in_bytes = arguments + outputs;
+        a.total_allocation_bytes = outputs;
+        a.indefinite_allocations = 0;
+        a.peak_unpadded_heap_bytes = 0;
         Ok(())
     })
 }
