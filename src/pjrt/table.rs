@@ -158,3 +158,96 @@ pub(crate) static API: SyncApi = SyncApi(PJRT_Api {
     PJRT_TopologyDescription_MakeCanonicalShapeForMemorySpace: Some(stubs::PJRT_TopologyDescription_MakeCanonicalShapeForMemorySpace),
     PJRT_TopologyDescription_GetMemorySpaceKindIds: Some(topology::topology_get_memory_space_kind_ids),
 });
+
+#[cfg(test)]
+mod tests {
+    use super::guard::ArgsStruct;
+    use apu_pjrt_api::*;
+
+    fn accepts<A: ArgsStruct>(name: &str, jaxlib_size: usize) {
+        assert!(
+            A::min_size() <= jaxlib_size,
+            "{name}: apu needs {} bytes, jaxlib 0.10.2 passes {jaxlib_size}",
+            A::min_size()
+        );
+    }
+
+    /// The `struct_size` values jaxlib 0.10.2 passes (shared notes, jax-pjrt-contract Appendix A)
+    /// must all pass the guard's minimum-size check.
+    #[test]
+    fn jaxlib_struct_sizes_pass_the_guard() {
+        accepts::<PJRT_Buffer_CopyToMemory_Args>("Buffer_CopyToMemory", 40);
+        accepts::<PJRT_Buffer_DecreaseExternalReferenceCount_Args>("Buffer_DecreaseExternalReferenceCount", 24);
+        accepts::<PJRT_Buffer_Delete_Args>("Buffer_Delete", 24);
+        accepts::<PJRT_Buffer_Destroy_Args>("Buffer_Destroy", 24);
+        accepts::<PJRT_Buffer_Device_Args>("Buffer_Device", 32);
+        accepts::<PJRT_Buffer_Dimensions_Args>("Buffer_Dimensions", 40);
+        accepts::<PJRT_Buffer_DynamicDimensionIndices_Args>("Buffer_DynamicDimensionIndices", 40);
+        accepts::<PJRT_Buffer_ElementType_Args>("Buffer_ElementType", 28);
+        accepts::<PJRT_Buffer_IncreaseExternalReferenceCount_Args>("Buffer_IncreaseExternalReferenceCount", 24);
+        accepts::<PJRT_Buffer_IsDeleted_Args>("Buffer_IsDeleted", 25);
+        accepts::<PJRT_Buffer_IsOnCpu_Args>("Buffer_IsOnCpu", 25);
+        accepts::<PJRT_Buffer_Memory_Args>("Buffer_Memory", 32);
+        accepts::<PJRT_Buffer_OnDeviceSizeInBytes_Args>("Buffer_OnDeviceSizeInBytes", 32);
+        accepts::<PJRT_Buffer_OpaqueDeviceMemoryDataPointer_Args>("Buffer_OpaqueDeviceMemoryDataPointer", 32);
+        accepts::<PJRT_Buffer_ReadyEvent_Args>("Buffer_ReadyEvent", 32);
+        accepts::<PJRT_Buffer_ToHostBuffer_Args>("Buffer_ToHostBuffer", 56);
+        accepts::<PJRT_Buffer_UnsafePointer_Args>("Buffer_UnsafePointer", 32);
+        accepts::<PJRT_Client_AddressableDevices_Args>("Client_AddressableDevices", 40);
+        accepts::<PJRT_Client_AddressableMemories_Args>("Client_AddressableMemories", 40);
+        accepts::<PJRT_Client_BufferFromHostBuffer_Args>("Client_BufferFromHostBuffer", 120);
+        accepts::<PJRT_Client_Compile_Args>("Client_Compile", 56);
+        accepts::<PJRT_Client_Create_Args>("Client_Create", 88);
+        accepts::<PJRT_Client_Destroy_Args>("Client_Destroy", 24);
+        accepts::<PJRT_Client_Devices_Args>("Client_Devices", 40);
+        accepts::<PJRT_Client_LookupDevice_Args>("Client_LookupDevice", 40);
+        accepts::<PJRT_Client_PlatformName_Args>("Client_PlatformName", 40);
+        accepts::<PJRT_Client_PlatformVersion_Args>("Client_PlatformVersion", 40);
+        accepts::<PJRT_Client_TopologyDescription_Args>("Client_TopologyDescription", 32);
+        accepts::<PJRT_DeviceDescription_Attributes_Args>("DeviceDescription_Attributes", 40);
+        accepts::<PJRT_DeviceDescription_DebugString_Args>("DeviceDescription_DebugString", 40);
+        accepts::<PJRT_DeviceDescription_Id_Args>("DeviceDescription_Id", 28);
+        accepts::<PJRT_DeviceDescription_Kind_Args>("DeviceDescription_Kind", 40);
+        accepts::<PJRT_DeviceDescription_ProcessIndex_Args>("DeviceDescription_ProcessIndex", 28);
+        accepts::<PJRT_DeviceDescription_ToString_Args>("DeviceDescription_ToString", 40);
+        accepts::<PJRT_Device_AddressableMemories_Args>("Device_AddressableMemories", 40);
+        accepts::<PJRT_Device_DefaultMemory_Args>("Device_DefaultMemory", 32);
+        accepts::<PJRT_Device_GetAttributes_Args>("Device_GetAttributes", 56);
+        accepts::<PJRT_Device_GetDescription_Args>("Device_GetDescription", 32);
+        accepts::<PJRT_Device_IsAddressable_Args>("Device_IsAddressable", 25);
+        accepts::<PJRT_Device_LocalHardwareId_Args>("Device_LocalHardwareId", 28);
+        accepts::<PJRT_Device_MemoryStats_Args>("Device_MemoryStats", 185);
+        accepts::<PJRT_Error_Destroy_Args>("Error_Destroy", 24);
+        accepts::<PJRT_Error_ForEachPayload_Args>("Error_ForEachPayload", 40);
+        accepts::<PJRT_Error_GetCode_Args>("Error_GetCode", 28);
+        accepts::<PJRT_Error_Message_Args>("Error_Message", 40);
+        accepts::<PJRT_Event_Destroy_Args>("Event_Destroy", 24);
+        accepts::<PJRT_Event_Error_Args>("Event_Error", 24);
+        accepts::<PJRT_Event_IsReady_Args>("Event_IsReady", 25);
+        accepts::<PJRT_Event_OnReady_Args>("Event_OnReady", 40);
+        accepts::<PJRT_Executable_Destroy_Args>("Executable_Destroy", 24);
+        accepts::<PJRT_Executable_Fingerprint_Args>("Executable_Fingerprint", 40);
+        accepts::<PJRT_Executable_GetCompiledMemoryStats_Args>("Executable_GetCompiledMemoryStats", 144);
+        accepts::<PJRT_Executable_NumOutputs_Args>("Executable_NumOutputs", 32);
+        accepts::<PJRT_Executable_NumPartitions_Args>("Executable_NumPartitions", 32);
+        accepts::<PJRT_Executable_NumReplicas_Args>("Executable_NumReplicas", 32);
+        accepts::<PJRT_Executable_OptimizedProgram_Args>("Executable_OptimizedProgram", 32);
+        accepts::<PJRT_Executable_OutputMemoryKinds_Args>("Executable_OutputMemoryKinds", 48);
+        accepts::<PJRT_LoadedExecutable_AddressableDeviceLogicalIds_Args>("LoadedExecutable_AddressableDeviceLogicalIds", 40);
+        accepts::<PJRT_LoadedExecutable_AddressableDevices_Args>("LoadedExecutable_AddressableDevices", 40);
+        accepts::<PJRT_LoadedExecutable_Destroy_Args>("LoadedExecutable_Destroy", 24);
+        accepts::<PJRT_LoadedExecutable_Execute_Args>("LoadedExecutable_Execute", 80);
+        accepts::<PJRT_LoadedExecutable_GetDeviceAssignment_Args>("LoadedExecutable_GetDeviceAssignment", 56);
+        accepts::<PJRT_LoadedExecutable_GetExecutable_Args>("LoadedExecutable_GetExecutable", 32);
+        accepts::<PJRT_Memory_AddressableByDevices_Args>("Memory_AddressableByDevices", 40);
+        accepts::<PJRT_Memory_DebugString_Args>("Memory_DebugString", 40);
+        accepts::<PJRT_Memory_Kind_Args>("Memory_Kind", 40);
+        accepts::<PJRT_Memory_ToString_Args>("Memory_ToString", 40);
+        accepts::<PJRT_Plugin_Attributes_Args>("Plugin_Attributes", 32);
+        accepts::<PJRT_Plugin_Initialize_Args>("Plugin_Initialize", 16);
+        accepts::<PJRT_TopologyDescription_Attributes_Args>("TopologyDescription_Attributes", 40);
+        accepts::<PJRT_TopologyDescription_Fingerprint_Args>("TopologyDescription_Fingerprint", 32);
+        accepts::<PJRT_TopologyDescription_PlatformName_Args>("TopologyDescription_PlatformName", 40);
+        accepts::<PJRT_TopologyDescription_PlatformVersion_Args>("TopologyDescription_PlatformVersion", 40);
+    }
+}
