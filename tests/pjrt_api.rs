@@ -10,9 +10,16 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 fn table_reports_0_112_with_all_138_slots_filled() {
     let api = api();
     assert_eq!(api.struct_size, 1144);
-    assert_eq!((api.pjrt_api_version.major_version, api.pjrt_api_version.minor_version), (0, 112));
+    assert_eq!(
+        (
+            api.pjrt_api_version.major_version,
+            api.pjrt_api_version.minor_version
+        ),
+        (0, 112)
+    );
     // Slots start at byte 40 and are 8 bytes each.
-    let words = unsafe { std::slice::from_raw_parts(api as *const PJRT_Api as *const usize, 1144 / 8) };
+    let words =
+        unsafe { std::slice::from_raw_parts(api as *const PJRT_Api as *const usize, 1144 / 8) };
     for (slot, &word) in words[5..].iter().enumerate() {
         assert_ne!(word, 0, "slot {slot} is NULL");
     }
@@ -33,7 +40,8 @@ fn plugin_attributes_advertise_versions() {
             match nv.type_ {
                 PJRT_NamedValue_kInt64 => vec![nv.__bindgen_anon_1.int64_value],
                 PJRT_NamedValue_kInt64List => {
-                    std::slice::from_raw_parts(nv.__bindgen_anon_1.int64_array_value, nv.value_size).to_vec()
+                    std::slice::from_raw_parts(nv.__bindgen_anon_1.int64_array_value, nv.value_size)
+                        .to_vec()
                 }
                 t => panic!("unexpected attribute type {t} for {name}"),
             }
@@ -52,7 +60,11 @@ fn args_smaller_than_required_are_rejected_by_name() {
     a.struct_size = 16;
     let e = call!(PJRT_Client_Devices, &mut a).unwrap_err();
     assert_eq!(e.code, PJRT_Error_Code_INVALID_ARGUMENT);
-    assert!(e.message.contains("PJRT_Client_Devices") && e.message.contains("16"), "{}", e.message);
+    assert!(
+        e.message.contains("PJRT_Client_Devices") && e.message.contains("16"),
+        "{}",
+        e.message
+    );
     let e = check(unsafe { api().PJRT_Client_Devices.unwrap()(std::ptr::null_mut()) }).unwrap_err();
     assert_eq!(e.code, PJRT_Error_Code_INVALID_ARGUMENT);
 }
@@ -63,7 +75,10 @@ fn short_args_from_older_callers_are_served_without_reading_past_them() {
     // An older caller's Client_PlatformName args: only up to the output fields we need.
     let mut a = args!(PJRT_Client_PlatformName_Args { client: client.0 });
     call!(PJRT_Client_PlatformName, &mut a).unwrap();
-    assert_eq!(unsafe { str_from(a.platform_name, a.platform_name_size) }, "apu");
+    assert_eq!(
+        unsafe { str_from(a.platform_name, a.platform_name_size) },
+        "apu"
+    );
 }
 
 #[test]
@@ -86,12 +101,19 @@ fn client_devices_memories_and_lookups() {
     for (i, &d) in devices.iter().enumerate() {
         let mut desc = args!(PJRT_Device_GetDescription_Args { device: d });
         call!(PJRT_Device_GetDescription, &mut desc).unwrap();
-        let mut id = args!(PJRT_DeviceDescription_Id_Args { device_description: desc.device_description });
+        let mut id = args!(PJRT_DeviceDescription_Id_Args {
+            device_description: desc.device_description
+        });
         call!(PJRT_DeviceDescription_Id, &mut id).unwrap();
         assert_eq!(id.id, i as i32);
-        let mut kind = args!(PJRT_DeviceDescription_Kind_Args { device_description: desc.device_description });
+        let mut kind = args!(PJRT_DeviceDescription_Kind_Args {
+            device_description: desc.device_description
+        });
         call!(PJRT_DeviceDescription_Kind, &mut kind).unwrap();
-        assert_eq!(unsafe { str_from(kind.device_kind, kind.device_kind_size) }, "apu");
+        assert_eq!(
+            unsafe { str_from(kind.device_kind, kind.device_kind_size) },
+            "apu"
+        );
         // The device's memory is one of the client's, of kind "device", addressable by the device.
         let mem = client.default_memory(d);
         assert_eq!(mem, memories[i]);
@@ -100,15 +122,26 @@ fn client_devices_memories_and_lookups() {
         assert_eq!(unsafe { str_from(k.kind, k.kind_size) }, "device");
         let mut by = args!(PJRT_Memory_AddressableByDevices_Args { memory: mem });
         call!(PJRT_Memory_AddressableByDevices, &mut by).unwrap();
-        assert_eq!(unsafe { std::slice::from_raw_parts(by.devices, by.num_devices) }, &[d]);
-        let mut look = args!(PJRT_Client_LookupDevice_Args { client: client.0, id: i as i32 });
+        assert_eq!(
+            unsafe { std::slice::from_raw_parts(by.devices, by.num_devices) },
+            &[d]
+        );
+        let mut look = args!(PJRT_Client_LookupDevice_Args {
+            client: client.0,
+            id: i as i32
+        });
         call!(PJRT_Client_LookupDevice, &mut look).unwrap();
         assert_eq!(look.device, d);
     }
-    let mut bad = args!(PJRT_Client_LookupDevice_Args { client: client.0, id: 7 });
+    let mut bad = args!(PJRT_Client_LookupDevice_Args {
+        client: client.0,
+        id: 7
+    });
     let e = call!(PJRT_Client_LookupDevice, &mut bad).unwrap_err();
     assert_eq!(e.code, PJRT_Error_Code_INVALID_ARGUMENT);
-    assert!(e.message.contains("No matching device found for device_id 7"));
+    assert!(e
+        .message
+        .contains("No matching device found for device_id 7"));
 
     let mut assignment = [0i32; 8];
     let mut da = args!(PJRT_Client_DefaultDeviceAssignment_Args {
@@ -120,7 +153,12 @@ fn client_devices_memories_and_lookups() {
     });
     let e = call!(PJRT_Client_DefaultDeviceAssignment, &mut da).unwrap_err();
     assert_eq!(e.code, PJRT_Error_Code_FAILED_PRECONDITION);
-    assert!(e.message.contains("`default_assignment_size` 7 < `num_replicas * num_partitions`, 4 * 2 = 8"), "{}", e.message);
+    assert!(
+        e.message
+            .contains("`default_assignment_size` 7 < `num_replicas * num_partitions`, 4 * 2 = 8"),
+        "{}",
+        e.message
+    );
     da.num_replicas = 3;
     da.num_partitions = 1;
     call!(PJRT_Client_DefaultDeviceAssignment, &mut da).unwrap();
@@ -137,12 +175,25 @@ fn host_buffer_round_trips_with_strides_and_layouts() {
         PJRT_HostBufferSemantics_kImmutableUntilTransferCompletes,
         PJRT_HostBufferSemantics_kImmutableZeroCopy,
     ] {
-        let b = client.buffer_from_host(&col_major, PJRT_Buffer_Type_F32, &[2, 3], Some(&[4, 8]), semantics).unwrap();
+        let b = client
+            .buffer_from_host(
+                &col_major,
+                PJRT_Buffer_Type_F32,
+                &[2, 3],
+                Some(&[4, 8]),
+                semantics,
+            )
+            .unwrap();
         assert_eq!(b.dims(), vec![2, 3]);
         assert_eq!(b.element_type(), PJRT_Buffer_Type_F32);
-        assert_eq!(f32_values(&b.to_host().unwrap()), vec![0.0, 1.0, 2.0, 3.0, 4.0, 5.0]);
+        assert_eq!(
+            f32_values(&b.to_host().unwrap()),
+            vec![0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
+        );
     }
-    let b = client.buffer_from_host(&col_major, PJRT_Buffer_Type_F32, &[2, 3], Some(&[4, 8]), 0).unwrap();
+    let b = client
+        .buffer_from_host(&col_major, PJRT_Buffer_Type_F32, &[2, 3], Some(&[4, 8]), 0)
+        .unwrap();
     // Read back column-major through a tiled host layout with minor_to_major = [0, 1].
     let m2m = [0i64, 1];
     let mut layout: PJRT_Buffer_MemoryLayout = unsafe { std::mem::zeroed() };
@@ -156,7 +207,10 @@ fn host_buffer_round_trips_with_strides_and_layouts() {
     // And descending = dense row-major.
     let desc = [1i64, 0];
     unsafe { layout.__bindgen_anon_1.tiled.minor_to_major = desc.as_ptr() };
-    assert_eq!(f32_values(&b.to_host_with_layout(&mut layout).unwrap()), vec![0.0, 1.0, 2.0, 3.0, 4.0, 5.0]);
+    assert_eq!(
+        f32_values(&b.to_host_with_layout(&mut layout).unwrap()),
+        vec![0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
+    );
 }
 
 #[test]
@@ -179,19 +233,38 @@ fn every_supported_element_type_round_trips() {
         (PJRT_Buffer_Type_C64, 8),
         (PJRT_Buffer_Type_C128, 16),
     ] {
-        let data: Vec<u8> = (0..3 * size).map(|i| if ty == PJRT_Buffer_Type_PRED { (i % 2) as u8 } else { i as u8 }).collect();
+        let data: Vec<u8> = (0..3 * size)
+            .map(|i| {
+                if ty == PJRT_Buffer_Type_PRED {
+                    (i % 2) as u8
+                } else {
+                    i as u8
+                }
+            })
+            .collect();
         let b = client.buffer_from_host(&data, ty, &[3], None, 0).unwrap();
         assert_eq!(b.element_type(), ty);
         assert_eq!(b.to_host().unwrap(), data, "type {ty}");
     }
-    let e = client.buffer_from_host(&[0u8; 4], PJRT_Buffer_Type_TOKEN, &[1], None, 0).err().unwrap();
+    let e = client
+        .buffer_from_host(&[0u8; 4], PJRT_Buffer_Type_TOKEN, &[1], None, 0)
+        .err()
+        .unwrap();
     assert_eq!(e.code, PJRT_Error_Code_UNIMPLEMENTED);
 }
 
 #[test]
 fn delete_ready_event_and_external_references() {
     let client = Client::new();
-    let b = client.buffer_from_host(&f32_bytes(&[41.0, 42.0, 43.0, 44.0]), PJRT_Buffer_Type_F32, &[4], None, 0).unwrap();
+    let b = client
+        .buffer_from_host(
+            &f32_bytes(&[41.0, 42.0, 43.0, 44.0]),
+            PJRT_Buffer_Type_F32,
+            &[4],
+            None,
+            0,
+        )
+        .unwrap();
     let mut ready = args!(PJRT_Buffer_ReadyEvent_Args { buffer: b.0 });
     call!(PJRT_Buffer_ReadyEvent, &mut ready).unwrap();
     assert!(!ready.event.is_null());
@@ -208,7 +281,9 @@ fn delete_ready_event_and_external_references() {
     let mut dec = args!(PJRT_Buffer_DecreaseExternalReferenceCount_Args { buffer: b.0 });
     let e = call!(PJRT_Buffer_DecreaseExternalReferenceCount, &mut dec).unwrap_err();
     assert_eq!(e.code, PJRT_Error_Code_INVALID_ARGUMENT);
-    assert!(e.message.contains("Attempting to decrease reference on a buffer with zero reference count."));
+    assert!(e
+        .message
+        .contains("Attempting to decrease reference on a buffer with zero reference count."));
     let mut inc = args!(PJRT_Buffer_IncreaseExternalReferenceCount_Args { buffer: b.0 });
     call!(PJRT_Buffer_IncreaseExternalReferenceCount, &mut inc).unwrap();
     let mut ptr = args!(PJRT_Buffer_OpaqueDeviceMemoryDataPointer_Args { buffer: b.0 });
@@ -236,7 +311,9 @@ fn memory_stats_follow_live_buffers() {
     let stats = || {
         // Like jaxlib, pass a struct full of garbage: every output must be written.
         let mut a = args!(PJRT_Device_MemoryStats_Args);
-        unsafe { std::ptr::write_bytes(&mut a as *mut _ as *mut u8, 0x5a, std::mem::size_of_val(&a)) };
+        unsafe {
+            std::ptr::write_bytes(&mut a as *mut _ as *mut u8, 0x5a, std::mem::size_of_val(&a))
+        };
         a.struct_size = std::mem::size_of_val(&a);
         a.extension_start = std::ptr::null_mut();
         a.device = device;
@@ -246,7 +323,9 @@ fn memory_stats_follow_live_buffers() {
         (a.bytes_in_use, a.peak_bytes_in_use)
     };
     assert_eq!(stats(), (0, 0));
-    let b = client.buffer_from_host(&[0u8; 64], PJRT_Buffer_Type_F32, &[16], None, 0).unwrap();
+    let b = client
+        .buffer_from_host(&[0u8; 64], PJRT_Buffer_Type_F32, &[16], None, 0)
+        .unwrap();
     assert_eq!(stats(), (64, 64));
     drop(b);
     assert_eq!(stats(), (0, 64));
@@ -266,9 +345,14 @@ fn copy_to_memory_of_another_device() {
     nv.__bindgen_anon_1.string_value = value.as_ptr() as *const _;
     nv.value_size = value.len();
     let client = Client::with_options(&[nv]);
-    let b = client.buffer_from_host(&f32_bytes(&[1.0, 2.0]), PJRT_Buffer_Type_F32, &[2], None, 2).unwrap();
+    let b = client
+        .buffer_from_host(&f32_bytes(&[1.0, 2.0]), PJRT_Buffer_Type_F32, &[2], None, 2)
+        .unwrap();
     let target = client.memories()[1];
-    let mut c = args!(PJRT_Buffer_CopyToMemory_Args { buffer: b.0, dst_memory: target });
+    let mut c = args!(PJRT_Buffer_CopyToMemory_Args {
+        buffer: b.0,
+        dst_memory: target
+    });
     call!(PJRT_Buffer_CopyToMemory, &mut c).unwrap();
     let copy = Buffer(c.dst_buffer);
     let mut m = args!(PJRT_Buffer_Memory_Args { buffer: copy.0 });
@@ -311,7 +395,11 @@ unsafe extern "C" fn on_ready(error: *mut PJRT_Error, user_arg: *mut c_void) {
 fn events_created_and_set_by_the_caller() {
     let mut c = args!(PJRT_Event_Create_Args);
     call!(PJRT_Event_Create, &mut c).unwrap();
-    let mut r = args!(PJRT_Event_OnReady_Args { event: c.event, callback: Some(on_ready), user_arg: 0xabc as *mut c_void });
+    let mut r = args!(PJRT_Event_OnReady_Args {
+        event: c.event,
+        callback: Some(on_ready),
+        user_arg: 0xabc as *mut c_void
+    });
     call!(PJRT_Event_OnReady, &mut r).unwrap();
     assert_eq!(CALLBACK_HITS.load(Ordering::SeqCst), 0);
     let msg = "cancelled by test";
@@ -354,11 +442,23 @@ fn compile_rejects_bad_options_and_formats() {
     };
     let e = compile("mlir", b"invalid").unwrap_err();
     assert_eq!(e.code, PJRT_Error_Code_INVALID_ARGUMENT);
-    assert!(e.message.contains("failed to deserialize CompileOptionsProto"), "{}", e.message);
+    assert!(
+        e.message
+            .contains("failed to deserialize CompileOptionsProto"),
+        "{}",
+        e.message
+    );
     let e = compile("invalid", b"").unwrap_err();
     assert_eq!(e.code, PJRT_Error_Code_INVALID_ARGUMENT);
-    assert!(e.message.contains("Unknown program format 'invalid'."), "{}", e.message);
-    assert!(compile("mlir", b"").is_err(), "garbage bytecode must not compile");
+    assert!(
+        e.message.contains("Unknown program format 'invalid'."),
+        "{}",
+        e.message
+    );
+    assert!(
+        compile("mlir", b"").is_err(),
+        "garbage bytecode must not compile"
+    );
 }
 
 #[test]

@@ -19,16 +19,31 @@ fn pjrt_type(e: ElementType) -> PJRT_Buffer_Type {
 }
 
 fn upload(client: &Client, t: &Tensor) -> Buffer {
-    client.buffer_from_host(t.bytes(), pjrt_type(t.ty.elem), &t.ty.shape, None, PJRT_HostBufferSemantics_kImmutableZeroCopy).unwrap()
+    client
+        .buffer_from_host(
+            t.bytes(),
+            pjrt_type(t.ty.elem),
+            &t.ty.shape,
+            None,
+            PJRT_HostBufferSemantics_kImmutableZeroCopy,
+        )
+        .unwrap()
 }
 
 /// Element-wise comparison: exact for integers, close for f32 (the reference is XLA:CPU).
 fn assert_close(name: &str, got: &[u8], want: &Tensor) {
     assert_eq!(got.len(), want.bytes().len(), "{name}: byte size");
     if want.ty.elem == ElementType::F32 {
-        for (i, (g, w)) in f32_values(got).iter().zip(f32_values(want.bytes())).enumerate() {
+        for (i, (g, w)) in f32_values(got)
+            .iter()
+            .zip(f32_values(want.bytes()))
+            .enumerate()
+        {
             let tol = 1e-5 * w.abs().max(1.0);
-            assert!((g - w).abs() <= tol || (g.is_nan() && w.is_nan()), "{name}[{i}]: got {g}, want {w}");
+            assert!(
+                (g - w).abs() <= tol || (g.is_nan() && w.is_nan()),
+                "{name}[{i}]: got {g}, want {w}"
+            );
         }
     } else {
         assert_eq!(got, want.bytes(), "{name}");
@@ -47,7 +62,12 @@ fn jax_samples_compile_and_run_like_xla_cpu() {
     let mut names: Vec<String> = std::fs::read_dir(dir.join("jax"))
         .unwrap()
         .flatten()
-        .filter_map(|e| e.file_name().to_str()?.strip_suffix(".io.npz").map(String::from))
+        .filter_map(|e| {
+            e.file_name()
+                .to_str()?
+                .strip_suffix(".io.npz")
+                .map(String::from)
+        })
         .collect();
     names.sort();
     for name in &names {
@@ -56,38 +76,61 @@ fn jax_samples_compile_and_run_like_xla_cpu() {
         let exe = match client.compile("mlir", &code, &options) {
             Ok(e) => e,
             Err(f) if f.code == PJRT_Error_Code_UNIMPLEMENTED => {
-                unimplemented.push(format!("{name}: {}", f.message.lines().next().unwrap_or("")));
+                unimplemented.push(format!(
+                    "{name}: {}",
+                    f.message.lines().next().unwrap_or("")
+                ));
                 continue;
             }
             Err(f) => panic!("{name}: compile failed: {f:?}"),
         };
         let io = apu_runtime::npz::load_npz(&dir.join(format!("jax/{name}.io.npz"))).unwrap();
-        let inputs: Vec<Buffer> = io.iter().filter(|(k, _)| k.starts_with("in")).map(|(_, t)| upload(&client, t)).collect();
+        let inputs: Vec<Buffer> = io
+            .iter()
+            .filter(|(k, _)| k.starts_with("in"))
+            .map(|(_, t)| upload(&client, t))
+            .collect();
         let refs: Vec<&Buffer> = inputs.iter().collect();
-        let outputs = exe.execute(&refs, &[]).unwrap_or_else(|f| panic!("{name}: execute failed: {f:?}"));
-        let expected: Vec<&(String, Tensor)> = io.iter().filter(|(k, _)| k.starts_with("out")).collect();
+        let outputs = exe
+            .execute(&refs, &[])
+            .unwrap_or_else(|f| panic!("{name}: execute failed: {f:?}"));
+        let expected: Vec<&(String, Tensor)> =
+            io.iter().filter(|(k, _)| k.starts_with("out")).collect();
         assert_eq!(outputs.len(), expected.len(), "{name}: number of outputs");
         for (out, (k, want)) in outputs.iter().zip(expected) {
             assert_eq!(out.dims(), want.ty.shape, "{name} {k}: dims");
-            assert_eq!(out.element_type(), pjrt_type(want.ty.elem), "{name} {k}: type");
+            assert_eq!(
+                out.element_type(),
+                pjrt_type(want.ty.elem),
+                "{name} {k}: type"
+            );
             assert_close(&format!("{name} {k}"), &out.to_host().unwrap(), want);
         }
         passed.push(name.clone());
     }
     println!("passed: {passed:?}\nunimplemented: {unimplemented:#?}");
-    assert!(passed.iter().any(|n| n == "add") && passed.iter().any(|n| n == "matmul"), "{passed:?}");
+    assert!(
+        passed.iter().any(|n| n == "add") && passed.iter().any(|n| n == "matmul"),
+        "{passed:?}"
+    );
 }
 
 fn donate_program(client: &Client) -> Loaded {
-    client.compile("mlir", &fixture("donate.vhlo_v1_0_0.mlirbc"), &[]).unwrap()
+    client
+        .compile("mlir", &fixture("donate.vhlo_v1_0_0.mlirbc"), &[])
+        .unwrap()
 }
 
 #[test]
 fn donated_inputs_are_deleted_unless_marked_non_donatable() {
     let client = Client::new();
     let exe = donate_program(&client);
-    let x = client.buffer_from_host(&f32_bytes(&[1.0; 8]), PJRT_Buffer_Type_F32, &[8], None, 0).unwrap();
-    let y = client.buffer_from_host(&f32_bytes(&[0.5; 8]), PJRT_Buffer_Type_F32, &[8], None, 0).unwrap();
+    let x = client
+        .buffer_from_host(&f32_bytes(&[1.0; 8]), PJRT_Buffer_Type_F32, &[8], None, 0)
+        .unwrap();
+    let y = client
+        .buffer_from_host(&f32_bytes(&[0.5; 8]), PJRT_Buffer_Type_F32, &[8], None, 0)
+        .unwrap();
 
     let out = exe.execute(&[&x, &y], &[0]).unwrap();
     assert!(!x.is_deleted(), "non-donatable input must survive");
@@ -98,7 +141,10 @@ fn donated_inputs_are_deleted_unless_marked_non_donatable() {
     assert!(!y.is_deleted());
     assert_eq!(f32_values(&out[0].to_host().unwrap()), vec![2.5; 8]);
 
-    let e = exe.execute(&[&x, &y], &[]).err().expect("a deleted argument is refused");
+    let e = exe
+        .execute(&[&x, &y], &[])
+        .err()
+        .expect("a deleted argument is refused");
     assert_eq!(e.code, PJRT_Error_Code_INVALID_ARGUMENT);
 }
 
@@ -106,11 +152,19 @@ fn donated_inputs_are_deleted_unless_marked_non_donatable() {
 fn argument_types_are_checked() {
     let client = Client::new();
     let exe = donate_program(&client);
-    let wrong = client.buffer_from_host(&[0u8; 16], PJRT_Buffer_Type_F32, &[4], None, 0).unwrap();
-    let y = client.buffer_from_host(&f32_bytes(&[0.5; 8]), PJRT_Buffer_Type_F32, &[8], None, 0).unwrap();
+    let wrong = client
+        .buffer_from_host(&[0u8; 16], PJRT_Buffer_Type_F32, &[4], None, 0)
+        .unwrap();
+    let y = client
+        .buffer_from_host(&f32_bytes(&[0.5; 8]), PJRT_Buffer_Type_F32, &[8], None, 0)
+        .unwrap();
     let e = exe.execute(&[&wrong, &y], &[]).err().unwrap();
     assert_eq!(e.code, PJRT_Error_Code_INVALID_ARGUMENT);
-    assert!(e.message.contains("argument 0") && e.message.contains("tensor<4xf32>"), "{}", e.message);
+    assert!(
+        e.message.contains("argument 0") && e.message.contains("tensor<4xf32>"),
+        "{}",
+        e.message
+    );
     assert!(!wrong.is_deleted(), "a refused call has no side effects");
     let e = exe.execute(&[&y], &[]).err().unwrap();
     assert_eq!(e.code, PJRT_Error_Code_INVALID_ARGUMENT);
@@ -126,14 +180,20 @@ fn executable_metadata() {
         assert_eq!(n.num_outputs, 1);
         let mut t = args!(PJRT_Executable_OutputElementTypes_Args { executable: e });
         call!(PJRT_Executable_OutputElementTypes, &mut t).unwrap();
-        assert_eq!(unsafe { std::slice::from_raw_parts(t.output_types, t.num_output_types) }, &[PJRT_Buffer_Type_F32]);
+        assert_eq!(
+            unsafe { std::slice::from_raw_parts(t.output_types, t.num_output_types) },
+            &[PJRT_Buffer_Type_F32]
+        );
         let mut d = args!(PJRT_Executable_OutputDimensions_Args { executable: e });
         call!(PJRT_Executable_OutputDimensions, &mut d).unwrap();
         assert_eq!(d.num_outputs, 1);
         assert_eq!(unsafe { (*d.dim_sizes, *d.dims) }, (1, 8));
         let mut k = args!(PJRT_Executable_OutputMemoryKinds_Args { executable: e });
         call!(PJRT_Executable_OutputMemoryKinds, &mut k).unwrap();
-        assert_eq!(unsafe { str_from(*k.memory_kinds, *k.memory_kind_sizes) }, "device");
+        assert_eq!(
+            unsafe { str_from(*k.memory_kinds, *k.memory_kind_sizes) },
+            "device"
+        );
         let mut r = args!(PJRT_Executable_NumReplicas_Args { executable: e });
         call!(PJRT_Executable_NumReplicas, &mut r).unwrap();
         assert_eq!(r.num_replicas, 1);
@@ -143,13 +203,18 @@ fn executable_metadata() {
     });
     let mut da = args!(PJRT_LoadedExecutable_GetDeviceAssignment_Args { executable: exe.0 });
     call!(PJRT_LoadedExecutable_GetDeviceAssignment, &mut da).unwrap();
-    let bytes = unsafe { std::slice::from_raw_parts(da.serialized_bytes as *const u8, da.serialized_bytes_size) };
+    let bytes = unsafe {
+        std::slice::from_raw_parts(da.serialized_bytes as *const u8, da.serialized_bytes_size)
+    };
     // replica_count 1, computation_count 1, one computation on device 0.
     assert_eq!(bytes, &[0x08, 1, 0x10, 1, 0x1a, 3, 0x0a, 1, 0]);
     unsafe { da.serialized_device_assignment_deleter.unwrap()(da.serialized_device_assignment) };
     let mut ad = args!(PJRT_LoadedExecutable_AddressableDevices_Args { executable: exe.0 });
     call!(PJRT_LoadedExecutable_AddressableDevices, &mut ad).unwrap();
-    assert_eq!(unsafe { std::slice::from_raw_parts(ad.addressable_devices, ad.num_addressable_devices) }, &client.devices()[..]);
+    assert_eq!(
+        unsafe { std::slice::from_raw_parts(ad.addressable_devices, ad.num_addressable_devices) },
+        &client.devices()[..]
+    );
 }
 
 #[test]
@@ -159,7 +224,10 @@ fn serialize_then_deserialize_runs_the_same_program() {
     let bytes = exe.with_executable(|e| {
         let mut s = args!(PJRT_Executable_Serialize_Args { executable: e });
         call!(PJRT_Executable_Serialize, &mut s).unwrap();
-        let out = unsafe { std::slice::from_raw_parts(s.serialized_bytes as *const u8, s.serialized_bytes_size) }.to_vec();
+        let out = unsafe {
+            std::slice::from_raw_parts(s.serialized_bytes as *const u8, s.serialized_bytes_size)
+        }
+        .to_vec();
         unsafe { s.serialized_executable_deleter.unwrap()(s.serialized_executable) };
         out
     });
@@ -170,8 +238,12 @@ fn serialize_then_deserialize_runs_the_same_program() {
     });
     call!(PJRT_Executable_DeserializeAndLoad, &mut d).unwrap();
     let again = Loaded(d.loaded_executable);
-    let x = client.buffer_from_host(&f32_bytes(&[3.0; 8]), PJRT_Buffer_Type_F32, &[8], None, 0).unwrap();
-    let y = client.buffer_from_host(&f32_bytes(&[1.0; 8]), PJRT_Buffer_Type_F32, &[8], None, 0).unwrap();
+    let x = client
+        .buffer_from_host(&f32_bytes(&[3.0; 8]), PJRT_Buffer_Type_F32, &[8], None, 0)
+        .unwrap();
+    let y = client
+        .buffer_from_host(&f32_bytes(&[1.0; 8]), PJRT_Buffer_Type_F32, &[8], None, 0)
+        .unwrap();
     let out = again.execute(&[&x, &y], &[0]).unwrap();
     assert_eq!(f32_values(&out[0].to_host().unwrap()), vec![7.0; 8]);
     let mut bad = args!(PJRT_Executable_DeserializeAndLoad_Args {
@@ -179,7 +251,12 @@ fn serialize_then_deserialize_runs_the_same_program() {
         serialized_executable: bytes.as_ptr() as *const _,
         serialized_executable_size: bytes.len() - 1,
     });
-    assert_eq!(call!(PJRT_Executable_DeserializeAndLoad, &mut bad).unwrap_err().code, PJRT_Error_Code_INVALID_ARGUMENT);
+    assert_eq!(
+        call!(PJRT_Executable_DeserializeAndLoad, &mut bad)
+            .unwrap_err()
+            .code,
+        PJRT_Error_Code_INVALID_ARGUMENT
+    );
 }
 
 /// `CompileOptionsProto { executable_build_options { num_replicas: n } }`.
@@ -201,11 +278,20 @@ fn client_with_devices(n: i64) -> Client {
 #[test]
 fn replicated_program_runs_once_per_device() {
     let client = client_with_devices(2);
-    let exe = client.compile("mlir", &fixture("donate.vhlo_v1_0_0.mlirbc"), &replicated_options(2)).unwrap();
+    let exe = client
+        .compile(
+            "mlir",
+            &fixture("donate.vhlo_v1_0_0.mlirbc"),
+            &replicated_options(2),
+        )
+        .unwrap();
     let mut ad = args!(PJRT_LoadedExecutable_AddressableDevices_Args { executable: exe.0 });
     call!(PJRT_LoadedExecutable_AddressableDevices, &mut ad).unwrap();
     let devices = client.devices();
-    assert_eq!(unsafe { std::slice::from_raw_parts(ad.addressable_devices, ad.num_addressable_devices) }, &devices[..]);
+    assert_eq!(
+        unsafe { std::slice::from_raw_parts(ad.addressable_devices, ad.num_addressable_devices) },
+        &devices[..]
+    );
 
     // One argument list per device, each with its own buffers on that device.
     let make = |d: usize, v: f32| {
@@ -264,10 +350,23 @@ fn concurrent_compiles_and_executions_from_many_threads() {
                 let exe = client.compile("mlir", code, &[]).unwrap();
                 for i in 0..20 {
                     let v = (t * 100 + i) as f32;
-                    let x = client.buffer_from_host(&f32_bytes(&[v; 8]), PJRT_Buffer_Type_F32, &[8], None, 0).unwrap();
-                    let y = client.buffer_from_host(&f32_bytes(&[1.0; 8]), PJRT_Buffer_Type_F32, &[8], None, 0).unwrap();
+                    let x = client
+                        .buffer_from_host(&f32_bytes(&[v; 8]), PJRT_Buffer_Type_F32, &[8], None, 0)
+                        .unwrap();
+                    let y = client
+                        .buffer_from_host(
+                            &f32_bytes(&[1.0; 8]),
+                            PJRT_Buffer_Type_F32,
+                            &[8],
+                            None,
+                            0,
+                        )
+                        .unwrap();
                     let out = exe.execute(&[&x, &y], &[0]).unwrap();
-                    assert_eq!(f32_values(&out[0].to_host().unwrap()), vec![2.0 * v + 1.0; 8]);
+                    assert_eq!(
+                        f32_values(&out[0].to_host().unwrap()),
+                        vec![2.0 * v + 1.0; 8]
+                    );
                 }
             });
         }
@@ -301,8 +400,12 @@ fn execute_options_of_jaxlib_size_are_honoured() {
     // in which case `non_donatable_input_indices` does not exist and must not be read.
     let client = Client::new();
     let exe = donate_program(&client);
-    let x = client.buffer_from_host(&f32_bytes(&[1.0; 8]), PJRT_Buffer_Type_F32, &[8], None, 0).unwrap();
-    let y = client.buffer_from_host(&f32_bytes(&[1.0; 8]), PJRT_Buffer_Type_F32, &[8], None, 0).unwrap();
+    let x = client
+        .buffer_from_host(&f32_bytes(&[1.0; 8]), PJRT_Buffer_Type_F32, &[8], None, 0)
+        .unwrap();
+    let y = client
+        .buffer_from_host(&f32_bytes(&[1.0; 8]), PJRT_Buffer_Type_F32, &[8], None, 0)
+        .unwrap();
     let keep = [0i64];
     let mut options = args!(PJRT_ExecuteOptions {
         non_donatable_input_indices: keep.as_ptr(),
@@ -324,5 +427,8 @@ fn execute_options_of_jaxlib_size_are_honoured() {
     call!(PJRT_LoadedExecutable_Execute, &mut a).unwrap();
     let result = Buffer(out[0]);
     assert_eq!(f32_values(&result.to_host().unwrap()), vec![3.0; 8]);
-    assert!(x.is_deleted(), "the short options struct has no non-donatable list, so x is donated");
+    assert!(
+        x.is_deleted(),
+        "the short options struct has no non-donatable list, so x is donated"
+    );
 }

@@ -42,7 +42,13 @@ pub struct DeviceBuffer {
 
 impl std::fmt::Debug for DeviceBuffer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "DeviceBuffer({} on device {}, deleted: {})", self.ty, self.device, self.is_deleted())
+        write!(
+            f,
+            "DeviceBuffer({} on device {}, deleted: {})",
+            self.ty,
+            self.device,
+            self.is_deleted()
+        )
     }
 }
 
@@ -58,7 +64,9 @@ pub struct BufferPromise {
 
 impl BufferPromise {
     pub fn buffer(&self) -> &Arc<DeviceBuffer> {
-        self.buffer.as_ref().expect("promise holds its buffer until fulfilled")
+        self.buffer
+            .as_ref()
+            .expect("promise holds its buffer until fulfilled")
     }
 
     /// Stores the result and fires the ready event. A tensor of the wrong type becomes an error.
@@ -72,7 +80,9 @@ impl BufferPromise {
 impl Drop for BufferPromise {
     fn drop(&mut self) {
         if let Some(buffer) = self.buffer.take() {
-            buffer.complete(Err(Error::internal("the work producing this buffer was abandoned")));
+            buffer.complete(Err(Error::internal(
+                "the work producing this buffer was abandoned",
+            )));
         }
     }
 }
@@ -111,7 +121,10 @@ impl DeviceBuffer {
             deleted: AtomicBool::new(false),
             donated: AtomicBool::new(false),
             stats: OnceLock::new(),
-            external: Mutex::new(ExternalRefs { count: 0, pin: None }),
+            external: Mutex::new(ExternalRefs {
+                count: 0,
+                pin: None,
+            }),
         })
     }
 
@@ -125,9 +138,14 @@ impl DeviceBuffer {
             deleted: AtomicBool::new(false),
             donated: AtomicBool::new(false),
             stats: OnceLock::new(),
-            external: Mutex::new(ExternalRefs { count: 0, pin: None }),
+            external: Mutex::new(ExternalRefs {
+                count: 0,
+                pin: None,
+            }),
         });
-        BufferPromise { buffer: Some(buffer) }
+        BufferPromise {
+            buffer: Some(buffer),
+        }
     }
 
     fn complete(&self, result: Result<Tensor, Error>) {
@@ -135,7 +153,10 @@ impl DeviceBuffer {
             if t.ty == self.ty {
                 Ok(t)
             } else {
-                Err(Error::internal(format!("buffer of type {} was given a tensor of type {}", self.ty, t.ty)))
+                Err(Error::internal(format!(
+                    "buffer of type {} was given a tensor of type {}",
+                    self.ty, t.ty
+                )))
             }
         });
         let outcome = result.as_ref().map(|_| ()).map_err(Clone::clone);
@@ -145,7 +166,9 @@ impl DeviceBuffer {
                 let new = match result {
                     // Deleted before it was produced (and not awaited by a consumer it was
                     // donated to): nobody can read it any more.
-                    Ok(_) if self.is_deleted() && !self.donated.load(Ordering::Acquire) => Contents::Released,
+                    Ok(_) if self.is_deleted() && !self.donated.load(Ordering::Acquire) => {
+                        Contents::Released
+                    }
                     Ok(t) => Contents::Ready(t),
                     Err(e) => Contents::Failed(e),
                 };
@@ -204,7 +227,10 @@ impl DeviceBuffer {
     /// The tensor, if ready and not deleted. Does not wait.
     pub fn tensor(&self) -> Result<Tensor, Error> {
         if self.is_deleted() {
-            return Err(Error::invalid(format!("buffer {} was deleted or donated", self.ty)));
+            return Err(Error::invalid(format!(
+                "buffer {} was deleted or donated",
+                self.ty
+            )));
         }
         self.contents_for_consumer()
     }
@@ -214,9 +240,15 @@ impl DeviceBuffer {
     pub fn contents_for_consumer(&self) -> Result<Tensor, Error> {
         match &*lock(&self.contents) {
             Contents::Ready(t) => Ok(t.clone()),
-            Contents::Pending => Err(Error::internal(format!("buffer {} is not ready yet", self.ty))),
+            Contents::Pending => Err(Error::internal(format!(
+                "buffer {} is not ready yet",
+                self.ty
+            ))),
             Contents::Failed(e) => Err(e.clone()),
-            Contents::Released => Err(Error::invalid(format!("buffer {} was deleted or donated", self.ty))),
+            Contents::Released => Err(Error::invalid(format!(
+                "buffer {} was deleted or donated",
+                self.ty
+            ))),
         }
     }
 
@@ -363,7 +395,10 @@ mod tests {
         let deleted = promise.buffer().clone();
         deleted.delete();
         promise.fulfill(Ok(f32x4([2.0; 4])));
-        assert!(deleted.contents_for_consumer().is_err(), "plain deletion releases late contents");
+        assert!(
+            deleted.contents_for_consumer().is_err(),
+            "plain deletion releases late contents"
+        );
     }
 
     #[test]

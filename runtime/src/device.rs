@@ -28,15 +28,19 @@ impl DeviceQueue {
     pub fn new(name: impl Into<String>) -> Self {
         let name = name.into();
         let (sender, receiver) = channel::<Job>();
-        let spawned = std::thread::Builder::new().name(name.clone()).spawn(move || {
-            while let Ok(job) = receiver.recv() {
-                // A panicking job must not kill the device: later work would never run and its
-                // events would never fire. Jobs report their own failures through events.
-                if std::panic::catch_unwind(std::panic::AssertUnwindSafe(job)).is_err() {
-                    tracing::error!("a job on a device worker panicked; the panic was contained");
+        let spawned = std::thread::Builder::new()
+            .name(name.clone())
+            .spawn(move || {
+                while let Ok(job) = receiver.recv() {
+                    // A panicking job must not kill the device: later work would never run and its
+                    // events would never fire. Jobs report their own failures through events.
+                    if std::panic::catch_unwind(std::panic::AssertUnwindSafe(job)).is_err() {
+                        tracing::error!(
+                            "a job on a device worker panicked; the panic was contained"
+                        );
+                    }
                 }
-            }
-        });
+            });
         match spawned {
             Ok(handle) => DeviceQueue {
                 name,
@@ -46,7 +50,12 @@ impl DeviceQueue {
             },
             Err(e) => {
                 tracing::warn!("could not start device worker {name}: {e}; running work inline");
-                DeviceQueue { name, worker_id: None, sender: Mutex::new(None), worker: Mutex::new(None) }
+                DeviceQueue {
+                    name,
+                    worker_id: None,
+                    sender: Mutex::new(None),
+                    worker: Mutex::new(None),
+                }
             }
         }
     }

@@ -46,13 +46,21 @@ impl Event {
     /// A pending event; complete it with [`Event::set`].
     pub fn new() -> Self {
         Event {
-            shared: Arc::new(Shared { state: Mutex::new(State::Pending(Vec::new())), done: Condvar::new() }),
+            shared: Arc::new(Shared {
+                state: Mutex::new(State::Pending(Vec::new())),
+                done: Condvar::new(),
+            }),
         }
     }
 
     /// An event that is already complete with `outcome`.
     pub fn completed(outcome: Outcome) -> Self {
-        Event { shared: Arc::new(Shared { state: Mutex::new(State::Done(outcome)), done: Condvar::new() }) }
+        Event {
+            shared: Arc::new(Shared {
+                state: Mutex::new(State::Done(outcome)),
+                done: Condvar::new(),
+            }),
+        }
     }
 
     /// An event that is already successfully complete.
@@ -112,7 +120,11 @@ impl Event {
             if let State::Done(outcome) = &*state {
                 return outcome.clone();
             }
-            state = self.shared.done.wait(state).unwrap_or_else(|p| p.into_inner());
+            state = self
+                .shared
+                .done
+                .wait(state)
+                .unwrap_or_else(|p| p.into_inner());
         }
     }
 
@@ -137,11 +149,15 @@ impl Event {
     pub fn join_all(events: &[Event]) -> Event {
         let pending: Vec<&Event> = events.iter().filter(|e| !e.is_ready()).collect();
         if pending.is_empty() {
-            let first_error = events.iter().find_map(|e| e.outcome().and_then(|o| o.err()));
+            let first_error = events
+                .iter()
+                .find_map(|e| e.outcome().and_then(|o| o.err()));
             return Event::completed(first_error.map_or(Ok(()), Err));
         }
         let joined = Event::new();
-        let first_error = events.iter().find_map(|e| e.outcome().and_then(|o| o.err()));
+        let first_error = events
+            .iter()
+            .find_map(|e| e.outcome().and_then(|o| o.err()));
         let remaining = Arc::new(Mutex::new((pending.len(), first_error)));
         for event in pending {
             let joined = joined.clone();
@@ -244,7 +260,9 @@ mod tests {
         b.set(Err(Error::internal("second"))).unwrap();
         assert_eq!(joined.wait().unwrap_err().message, "first");
         assert!(Event::join_all(&[]).wait().is_ok());
-        assert!(Event::join_all(&[Event::failed(Error::internal("x"))]).wait().is_err());
+        assert!(Event::join_all(&[Event::failed(Error::internal("x"))])
+            .wait()
+            .is_err());
     }
 
     #[test]

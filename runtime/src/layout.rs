@@ -17,7 +17,11 @@ pub fn dense_byte_strides(shape: &[i64], elem_size: usize) -> Vec<i64> {
 
 /// Byte strides for a layout given as `minor_to_major` (XLA's layout order: first entry is the
 /// fastest-varying dimension). `minor_to_major` must be a permutation of `0..rank`.
-pub fn byte_strides_for_minor_to_major(shape: &[i64], minor_to_major: &[i64], elem_size: usize) -> Result<Vec<i64>> {
+pub fn byte_strides_for_minor_to_major(
+    shape: &[i64],
+    minor_to_major: &[i64],
+    elem_size: usize,
+) -> Result<Vec<i64>> {
     let rank = shape.len();
     if minor_to_major.len() != rank {
         return Err(Error::invalid(format!(
@@ -32,7 +36,11 @@ pub fn byte_strides_for_minor_to_major(shape: &[i64], minor_to_major: &[i64], el
         let d = usize::try_from(dim)
             .ok()
             .filter(|&d| d < rank && !seen[d])
-            .ok_or_else(|| Error::invalid(format!("layout minor_to_major {minor_to_major:?} is not a permutation of 0..{rank}")))?;
+            .ok_or_else(|| {
+                Error::invalid(format!(
+                    "layout minor_to_major {minor_to_major:?} is not a permutation of 0..{rank}"
+                ))
+            })?;
         seen[d] = true;
         strides[d] = step;
         step = step.saturating_mul(shape[d].max(0));
@@ -42,19 +50,27 @@ pub fn byte_strides_for_minor_to_major(shape: &[i64], minor_to_major: &[i64], el
 
 /// The byte range `[lowest, end)` relative to element `[0, …, 0]` that a strided array touches, or
 /// `None` for an array with no elements.
-pub fn byte_extent(shape: &[i64], byte_strides: &[i64], elem_size: usize) -> Result<Option<(i64, i64)>> {
+pub fn byte_extent(
+    shape: &[i64],
+    byte_strides: &[i64],
+    elem_size: usize,
+) -> Result<Option<(i64, i64)>> {
     check_rank(shape, byte_strides)?;
     if shape.iter().any(|&d| d <= 0) {
         if let Some(d) = shape.iter().find(|&&d| d < 0) {
-            return Err(Error::invalid(format!("negative dimension {d} in shape {shape:?}")));
+            return Err(Error::invalid(format!(
+                "negative dimension {d} in shape {shape:?}"
+            )));
         }
         return Ok(None);
     }
     let (mut low, mut high) = (0i64, 0i64);
     for (&d, &s) in shape.iter().zip(byte_strides) {
-        let span = (d - 1)
-            .checked_mul(s)
-            .ok_or_else(|| Error::invalid(format!("byte strides {byte_strides:?} overflow for shape {shape:?}")))?;
+        let span = (d - 1).checked_mul(s).ok_or_else(|| {
+            Error::invalid(format!(
+                "byte strides {byte_strides:?} overflow for shape {shape:?}"
+            ))
+        })?;
         if span < 0 {
             low += span;
         } else {
@@ -124,7 +140,13 @@ fn checked_origin(len: usize, origin: usize, extent: (i64, i64), what: &str) -> 
 
 /// Copies a strided array out of `src` into dense row-major bytes. Element zero is at byte
 /// `origin` of `src`.
-pub fn gather_strided(src: &[u8], origin: usize, shape: &[i64], byte_strides: &[i64], elem_size: usize) -> Result<Vec<u8>> {
+pub fn gather_strided(
+    src: &[u8],
+    origin: usize,
+    shape: &[i64],
+    byte_strides: &[i64],
+    elem_size: usize,
+) -> Result<Vec<u8>> {
     let Some(extent) = byte_extent(shape, byte_strides, elem_size)? else {
         return Ok(Vec::new());
     };
@@ -186,8 +208,14 @@ mod tests {
     fn dense_strides_are_row_major() {
         assert_eq!(dense_byte_strides(&[2, 3, 4], 4), vec![48, 16, 4]);
         assert_eq!(dense_byte_strides(&[], 8), Vec::<i64>::new());
-        assert_eq!(byte_strides_for_minor_to_major(&[2, 3], &[1, 0], 4).unwrap(), vec![12, 4]);
-        assert_eq!(byte_strides_for_minor_to_major(&[2, 3], &[0, 1], 4).unwrap(), vec![4, 8]);
+        assert_eq!(
+            byte_strides_for_minor_to_major(&[2, 3], &[1, 0], 4).unwrap(),
+            vec![12, 4]
+        );
+        assert_eq!(
+            byte_strides_for_minor_to_major(&[2, 3], &[0, 1], 4).unwrap(),
+            vec![4, 8]
+        );
         assert!(byte_strides_for_minor_to_major(&[2, 3], &[0, 0], 4).is_err());
         assert!(byte_strides_for_minor_to_major(&[2, 3], &[0], 4).is_err());
     }
@@ -200,9 +228,15 @@ mod tests {
         assert_eq!(dense, vec![0, 1, 2, 3, 4, 5]);
         // Reversed vector: element zero at the end.
         let rev = [3u8, 2, 1, 0];
-        assert_eq!(gather_strided(&rev, 3, &[4], &[-1], 1).unwrap(), vec![0, 1, 2, 3]);
+        assert_eq!(
+            gather_strided(&rev, 3, &[4], &[-1], 1).unwrap(),
+            vec![0, 1, 2, 3]
+        );
         // Broadcast (stride 0).
-        assert_eq!(gather_strided(&[7u8], 0, &[3], &[0], 1).unwrap(), vec![7, 7, 7]);
+        assert_eq!(
+            gather_strided(&[7u8], 0, &[3], &[0], 1).unwrap(),
+            vec![7, 7, 7]
+        );
     }
 
     #[test]
@@ -220,13 +254,19 @@ mod tests {
         let mut host = vec![0xAAu8; 4 * 8];
         scatter_strided(&dense, &mut host, 0, &[4, 3], &[8, 2], 2).unwrap();
         assert_eq!(&host[6..8], &[0xAA, 0xAA], "padding untouched");
-        assert_eq!(gather_strided(&host, 0, &[4, 3], &[8, 2], 2).unwrap(), dense);
+        assert_eq!(
+            gather_strided(&host, 0, &[4, 3], &[8, 2], 2).unwrap(),
+            dense
+        );
         assert!(scatter_strided(&dense, &mut host[..29], 0, &[4, 3], &[8, 2], 2).is_err());
     }
 
     #[test]
     fn empty_and_scalar_shapes() {
-        assert_eq!(gather_strided(&[], 0, &[0, 5], &[4, 4], 4).unwrap(), Vec::<u8>::new());
+        assert_eq!(
+            gather_strided(&[], 0, &[0, 5], &[4, 4], 4).unwrap(),
+            Vec::<u8>::new()
+        );
         assert_eq!(gather_strided(&[1, 2], 0, &[], &[], 2).unwrap(), vec![1, 2]);
     }
 }

@@ -44,7 +44,8 @@ impl MemoryStats {
 
     /// Restarts the peak, allocation count and largest allocation from the current state.
     pub fn clear(&self) {
-        self.peak.store(self.in_use.load(Ordering::Acquire), Ordering::Release);
+        self.peak
+            .store(self.in_use.load(Ordering::Acquire), Ordering::Release);
         self.num_allocs.store(0, Ordering::Release);
         self.largest_alloc.store(0, Ordering::Release);
     }
@@ -62,7 +63,12 @@ mod tests {
         s.free(100);
         assert_eq!(
             s.snapshot(),
-            MemoryStatsSnapshot { bytes_in_use: 50, peak_bytes_in_use: 150, num_allocs: 2, largest_alloc_size: 100 }
+            MemoryStatsSnapshot {
+                bytes_in_use: 50,
+                peak_bytes_in_use: 150,
+                num_allocs: 2,
+                largest_alloc_size: 100
+            }
         );
         s.clear();
         assert_eq!(s.snapshot().peak_bytes_in_use, 50);

@@ -59,7 +59,10 @@ impl NamedValues {
                 nv
             })
             .collect();
-        NamedValues { values, _entries: entries }
+        NamedValues {
+            values,
+            _entries: entries,
+        }
     }
     pub fn as_ptr(&self) -> *const PJRT_NamedValue {
         self.values.as_ptr()
@@ -83,7 +86,10 @@ pub(crate) enum OptionValue {
 ///
 /// # Safety
 /// `ptr` must be valid for `len` named values whose pointers are valid.
-pub(crate) unsafe fn read_options(ptr: *const PJRT_NamedValue, len: usize) -> ApiResult<Vec<(String, OptionValue)>> {
+pub(crate) unsafe fn read_options(
+    ptr: *const PJRT_NamedValue,
+    len: usize,
+) -> ApiResult<Vec<(String, OptionValue)>> {
     let list = unsafe { slice(ptr, len, "create_options")? };
     let mut out = Vec::with_capacity(len);
     for nv in list {
@@ -98,12 +104,19 @@ pub(crate) unsafe fn read_options(ptr: *const PJRT_NamedValue, len: usize) -> Ap
                 )?),
                 PJRT_NamedValue_kInt64 => OptionValue::Int(nv.__bindgen_anon_1.int64_value),
                 PJRT_NamedValue_kInt64List => OptionValue::IntList(
-                    slice(nv.__bindgen_anon_1.int64_array_value, nv.value_size, "option list value")?.to_vec(),
+                    slice(
+                        nv.__bindgen_anon_1.int64_array_value,
+                        nv.value_size,
+                        "option list value",
+                    )?
+                    .to_vec(),
                 ),
                 PJRT_NamedValue_kFloat => OptionValue::Float(nv.__bindgen_anon_1.float_value),
                 PJRT_NamedValue_kBool => OptionValue::Bool(nv.__bindgen_anon_1.bool_value),
                 other => {
-                    return Err(ApiError::invalid_argument(format!("option {name:?} has unknown value type {other}")))
+                    return Err(ApiError::invalid_argument(format!(
+                        "option {name:?} has unknown value type {other}"
+                    )))
                 }
             }
         };
@@ -121,8 +134,14 @@ pub(crate) const STABLEHLO_MINIMUM_VERSION: [i64; 3] = [0, 9, 0];
 static PLUGIN_ATTRIBUTES: Lazy<NamedValues> = Lazy::new(|| {
     NamedValues::new(vec![
         ("xla_version".into(), AttrValue::Int(2)),
-        ("stablehlo_current_version".into(), AttrValue::IntList(STABLEHLO_CURRENT_VERSION.to_vec())),
-        ("stablehlo_minimum_version".into(), AttrValue::IntList(STABLEHLO_MINIMUM_VERSION.to_vec())),
+        (
+            "stablehlo_current_version".into(),
+            AttrValue::IntList(STABLEHLO_CURRENT_VERSION.to_vec()),
+        ),
+        (
+            "stablehlo_minimum_version".into(),
+            AttrValue::IntList(STABLEHLO_MINIMUM_VERSION.to_vec()),
+        ),
     ])
 });
 
@@ -131,14 +150,18 @@ args_min_size! {
     PJRT_Plugin_Attributes_Args => num_attributes,
 }
 
-pub(crate) unsafe extern "C" fn plugin_initialize(args: *mut PJRT_Plugin_Initialize_Args) -> *mut PJRT_Error {
+pub(crate) unsafe extern "C" fn plugin_initialize(
+    args: *mut PJRT_Plugin_Initialize_Args,
+) -> *mut PJRT_Error {
     entry("PJRT_Plugin_Initialize", args, |_| {
         super::logging::init();
         Ok(())
     })
 }
 
-pub(crate) unsafe extern "C" fn plugin_attributes(args: *mut PJRT_Plugin_Attributes_Args) -> *mut PJRT_Error {
+pub(crate) unsafe extern "C" fn plugin_attributes(
+    args: *mut PJRT_Plugin_Attributes_Args,
+) -> *mut PJRT_Error {
     entry("PJRT_Plugin_Attributes", args, |a| {
         a.attributes = PLUGIN_ATTRIBUTES.as_ptr();
         a.num_attributes = PLUGIN_ATTRIBUTES.len();

@@ -31,7 +31,12 @@ impl BufferHandle {
         buffer.track(client.device(buffer.device()).memory_stats.clone());
         let dims = buffer.ty().shape.clone();
         let minor_to_major = (0..dims.len() as i64).rev().collect();
-        Box::into_raw(Box::new(BufferHandle { client, buffer, dims, minor_to_major })) as *mut PJRT_Buffer
+        Box::into_raw(Box::new(BufferHandle {
+            client,
+            buffer,
+            dims,
+            minor_to_major,
+        })) as *mut PJRT_Buffer
     }
 }
 
@@ -39,32 +44,48 @@ impl BufferHandle {
 ///
 /// # Safety
 /// `raw` must be NULL or a live buffer handle.
-pub(crate) unsafe fn buffer<'a>(raw: *const PJRT_Buffer, what: &str) -> ApiResult<&'a BufferHandle> {
+pub(crate) unsafe fn buffer<'a>(
+    raw: *const PJRT_Buffer,
+    what: &str,
+) -> ApiResult<&'a BufferHandle> {
     unsafe { handle(raw, what) }
 }
 
 /// Reads the (dims, element type) pair of a buffer-creating call.
-unsafe fn tensor_type(dims: *const i64, num_dims: usize, ty: PJRT_Buffer_Type) -> ApiResult<TensorType> {
+unsafe fn tensor_type(
+    dims: *const i64,
+    num_dims: usize,
+    ty: PJRT_Buffer_Type,
+) -> ApiResult<TensorType> {
     let shape = unsafe { slice(dims, num_dims, "dims")? }.to_vec();
     if let Some(d) = shape.iter().find(|&&d| d < 0) {
-        return Err(ApiError::invalid_argument(format!("negative dimension {d} in shape {shape:?}")));
+        return Err(ApiError::invalid_argument(format!(
+            "negative dimension {d} in shape {shape:?}"
+        )));
     }
     let tt = TensorType::new(shape, element_type(ty)?);
     tt.shape
         .iter()
-        .try_fold(tt.elem.byte_size() as u64, |acc, &d| acc.checked_mul(d as u64))
+        .try_fold(tt.elem.byte_size() as u64, |acc, &d| {
+            acc.checked_mul(d as u64)
+        })
         .filter(|&n| n <= isize::MAX as u64)
         .ok_or_else(|| ApiError::invalid_argument(format!("buffer of type {tt} is too large")))?;
     Ok(tt)
 }
 
 /// Only the default (dense row-major) device layout exists on apu.
-unsafe fn check_device_layout(layout: *const PJRT_Buffer_MemoryLayout, ty: &TensorType) -> ApiResult<()> {
+unsafe fn check_device_layout(
+    layout: *const PJRT_Buffer_MemoryLayout,
+    ty: &TensorType,
+) -> ApiResult<()> {
     if layout.is_null() {
         return Ok(());
     }
     let strides = unsafe { layout_byte_strides(layout, &ty.shape, ty.elem.byte_size())? };
-    if strides != apu_runtime::layout::dense_byte_strides(&ty.shape, ty.elem.byte_size()) && ty.num_elements() > 1 {
+    if strides != apu_runtime::layout::dense_byte_strides(&ty.shape, ty.elem.byte_size())
+        && ty.num_elements() > 1
+    {
         return Err(ApiError::unimplemented(format!(
             "device layout with byte strides {strides:?} for {ty}: apu buffers are always dense row-major"
         )));
@@ -76,17 +97,34 @@ unsafe fn check_device_layout(layout: *const PJRT_Buffer_MemoryLayout, ty: &Tens
 ///
 /// # Safety
 /// `data` must be valid for every byte the (shape, strides) pair addresses.
-unsafe fn copy_from_host(data: *const c_void, ty: &TensorType, byte_strides: &[i64]) -> ApiResult<Vec<u8>> {
+unsafe fn copy_from_host(
+    data: *const c_void,
+    ty: &TensorType,
+    byte_strides: &[i64],
+) -> ApiResult<Vec<u8>> {
     let elem = ty.elem.byte_size();
     let Some((low, high)) = byte_extent(&ty.shape, byte_strides, elem)? else {
         return Ok(Vec::new());
     };
     if data.is_null() {
-        return Err(ApiError::invalid_argument(format!("`data` is NULL for a non-empty {ty} buffer")));
+        return Err(ApiError::invalid_argument(format!(
+            "`data` is NULL for a non-empty {ty} buffer"
+        )));
     }
     // SAFETY: the caller promises the addressed range is readable; `low` <= 0 <= `high`.
-    let src = unsafe { std::slice::from_raw_parts((data as *const u8).offset(low as isize), (high - low) as usize) };
-    Ok(gather_strided(src, (-low) as usize, &ty.shape, byte_strides, elem)?)
+    let src = unsafe {
+        std::slice::from_raw_parts(
+            (data as *const u8).offset(low as isize),
+            (high - low) as usize,
+        )
+    };
+    Ok(gather_strided(
+        src,
+        (-low) as usize,
+        &ty.shape,
+        byte_strides,
+        elem,
+    )?)
 }
 
 args_min_size! {
@@ -124,7 +162,8 @@ pub(crate) unsafe extern "C" fn client_buffer_from_host_buffer(
         let device = c.state.target_device(a.device, a.memory)?;
         unsafe { check_device_layout(a.device_layout, &ty)? };
         let elem = ty.elem.byte_size();
-        let strides = if a.byte_strides.is_null() || a.num_byte_strides == 0 && !ty.shape.is_empty() {
+        let strides = if a.byte_strides.is_null() || a.num_byte_strides == 0 && !ty.shape.is_empty()
+        {
             apu_runtime::layout::dense_byte_strides(&ty.shape, elem)
         } else {
             unsafe { slice(a.byte_strides, a.num_byte_strides, "byte_strides")? }.to_vec()
@@ -149,12 +188,17 @@ pub(crate) unsafe extern "C" fn client_create_uninitialized_buffer(
         unsafe { check_device_layout(a.shape_layout, &ty)? };
         let device = c.state.target_device(a.device, a.memory)?;
         // Zero-filled: "uninitialized" contents are unspecified, and zeros are the safest choice.
-        a.buffer = BufferHandle::into_raw(c.state.clone(), DeviceBuffer::ready(Tensor::zeroed(ty), device));
+        a.buffer = BufferHandle::into_raw(
+            c.state.clone(),
+            DeviceBuffer::ready(Tensor::zeroed(ty), device),
+        );
         Ok(())
     })
 }
 
-pub(crate) unsafe extern "C" fn buffer_destroy(args: *mut PJRT_Buffer_Destroy_Args) -> *mut PJRT_Error {
+pub(crate) unsafe extern "C" fn buffer_destroy(
+    args: *mut PJRT_Buffer_Destroy_Args,
+) -> *mut PJRT_Error {
     entry("PJRT_Buffer_Destroy", args, |a| {
         if !a.buffer.is_null() {
             drop(unsafe { Box::from_raw(a.buffer as *mut BufferHandle) });
@@ -163,14 +207,18 @@ pub(crate) unsafe extern "C" fn buffer_destroy(args: *mut PJRT_Buffer_Destroy_Ar
     })
 }
 
-pub(crate) unsafe extern "C" fn buffer_element_type(args: *mut PJRT_Buffer_ElementType_Args) -> *mut PJRT_Error {
+pub(crate) unsafe extern "C" fn buffer_element_type(
+    args: *mut PJRT_Buffer_ElementType_Args,
+) -> *mut PJRT_Error {
     entry("PJRT_Buffer_ElementType", args, |a| {
         a.type_ = pjrt_type(unsafe { buffer(a.buffer, "buffer")? }.buffer.ty().elem);
         Ok(())
     })
 }
 
-pub(crate) unsafe extern "C" fn buffer_dimensions(args: *mut PJRT_Buffer_Dimensions_Args) -> *mut PJRT_Error {
+pub(crate) unsafe extern "C" fn buffer_dimensions(
+    args: *mut PJRT_Buffer_Dimensions_Args,
+) -> *mut PJRT_Error {
     entry("PJRT_Buffer_Dimensions", args, |a| {
         let b = unsafe { buffer(a.buffer, "buffer")? };
         a.dims = b.dims.as_ptr();
@@ -225,12 +273,17 @@ pub(crate) unsafe extern "C" fn buffer_on_device_size_in_bytes(
     args: *mut PJRT_Buffer_OnDeviceSizeInBytes_Args,
 ) -> *mut PJRT_Error {
     entry("PJRT_Buffer_OnDeviceSizeInBytes", args, |a| {
-        a.on_device_size_in_bytes = unsafe { buffer(a.buffer, "buffer")? }.buffer.ty().byte_size();
+        a.on_device_size_in_bytes = unsafe { buffer(a.buffer, "buffer")? }
+            .buffer
+            .ty()
+            .byte_size();
         Ok(())
     })
 }
 
-pub(crate) unsafe extern "C" fn buffer_device(args: *mut PJRT_Buffer_Device_Args) -> *mut PJRT_Error {
+pub(crate) unsafe extern "C" fn buffer_device(
+    args: *mut PJRT_Buffer_Device_Args,
+) -> *mut PJRT_Error {
     entry("PJRT_Buffer_Device", args, |a| {
         let b = unsafe { buffer(a.buffer, "buffer")? };
         a.device = b.client.device(b.buffer.device()).as_raw();
@@ -238,7 +291,9 @@ pub(crate) unsafe extern "C" fn buffer_device(args: *mut PJRT_Buffer_Device_Args
     })
 }
 
-pub(crate) unsafe extern "C" fn buffer_memory(args: *mut PJRT_Buffer_Memory_Args) -> *mut PJRT_Error {
+pub(crate) unsafe extern "C" fn buffer_memory(
+    args: *mut PJRT_Buffer_Memory_Args,
+) -> *mut PJRT_Error {
     entry("PJRT_Buffer_Memory", args, |a| {
         let b = unsafe { buffer(a.buffer, "buffer")? };
         a.memory = b.client.device(b.buffer.device()).default_memory();
@@ -246,14 +301,18 @@ pub(crate) unsafe extern "C" fn buffer_memory(args: *mut PJRT_Buffer_Memory_Args
     })
 }
 
-pub(crate) unsafe extern "C" fn buffer_delete(args: *mut PJRT_Buffer_Delete_Args) -> *mut PJRT_Error {
+pub(crate) unsafe extern "C" fn buffer_delete(
+    args: *mut PJRT_Buffer_Delete_Args,
+) -> *mut PJRT_Error {
     entry("PJRT_Buffer_Delete", args, |a| {
         unsafe { buffer(a.buffer, "buffer")? }.buffer.delete();
         Ok(())
     })
 }
 
-pub(crate) unsafe extern "C" fn buffer_is_deleted(args: *mut PJRT_Buffer_IsDeleted_Args) -> *mut PJRT_Error {
+pub(crate) unsafe extern "C" fn buffer_is_deleted(
+    args: *mut PJRT_Buffer_IsDeleted_Args,
+) -> *mut PJRT_Error {
     entry("PJRT_Buffer_IsDeleted", args, |a| {
         a.is_deleted = unsafe { buffer(a.buffer, "buffer")? }.buffer.is_deleted();
         Ok(())
@@ -264,18 +323,26 @@ pub(crate) unsafe extern "C" fn buffer_is_deleted(args: *mut PJRT_Buffer_IsDelet
 /// so the copy shares the bytes.
 fn copy_to(src: &BufferHandle, device: usize) -> ApiResult<*mut PJRT_Buffer> {
     if src.buffer.is_deleted() {
-        return Err(ApiError::invalid_argument("cannot copy a deleted or donated buffer"));
+        return Err(ApiError::invalid_argument(
+            "cannot copy a deleted or donated buffer",
+        ));
     }
     let promise = DeviceBuffer::pending(src.buffer.ty().clone(), device);
     let dst = promise.buffer().clone();
     let source = src.buffer.clone();
     src.buffer.ready_event().on_ready(move |outcome| {
-        promise.fulfill(outcome.clone().and_then(|()| source.contents_for_consumer()));
+        promise.fulfill(
+            outcome
+                .clone()
+                .and_then(|()| source.contents_for_consumer()),
+        );
     });
     Ok(BufferHandle::into_raw(src.client.clone(), dst))
 }
 
-pub(crate) unsafe extern "C" fn buffer_copy_to_device(args: *mut PJRT_Buffer_CopyToDevice_Args) -> *mut PJRT_Error {
+pub(crate) unsafe extern "C" fn buffer_copy_to_device(
+    args: *mut PJRT_Buffer_CopyToDevice_Args,
+) -> *mut PJRT_Error {
     entry("PJRT_Buffer_CopyToDevice", args, |a| {
         let b = unsafe { buffer(a.buffer, "buffer")? };
         let device = super::device::device_index(&b.client, a.dst_device)?;
@@ -284,7 +351,9 @@ pub(crate) unsafe extern "C" fn buffer_copy_to_device(args: *mut PJRT_Buffer_Cop
     })
 }
 
-pub(crate) unsafe extern "C" fn buffer_copy_to_memory(args: *mut PJRT_Buffer_CopyToMemory_Args) -> *mut PJRT_Error {
+pub(crate) unsafe extern "C" fn buffer_copy_to_memory(
+    args: *mut PJRT_Buffer_CopyToMemory_Args,
+) -> *mut PJRT_Error {
     entry("PJRT_Buffer_CopyToMemory", args, |a| {
         let b = unsafe { buffer(a.buffer, "buffer")? };
         unsafe { memory(a.dst_memory)? };
@@ -309,7 +378,9 @@ impl HostDestination {
     }
 }
 
-pub(crate) unsafe extern "C" fn buffer_to_host_buffer(args: *mut PJRT_Buffer_ToHostBuffer_Args) -> *mut PJRT_Error {
+pub(crate) unsafe extern "C" fn buffer_to_host_buffer(
+    args: *mut PJRT_Buffer_ToHostBuffer_Args,
+) -> *mut PJRT_Error {
     entry("PJRT_Buffer_ToHostBuffer", args, |a| {
         let b = unsafe { buffer(a.src, "src")? };
         let ty = b.buffer.ty().clone();
@@ -317,7 +388,9 @@ pub(crate) unsafe extern "C" fn buffer_to_host_buffer(args: *mut PJRT_Buffer_ToH
         let strides = unsafe { layout_byte_strides(a.host_layout, &ty.shape, elem)? };
         let extent = byte_extent(&ty.shape, &strides, elem)?;
         if extent.is_some_and(|(low, _)| low < 0) {
-            return Err(ApiError::unimplemented("host layouts with negative byte strides are not supported"));
+            return Err(ApiError::unimplemented(
+                "host layouts with negative byte strides are not supported",
+            ));
         }
         let needed = extent.map_or(0, |(_, high)| high as usize);
         if a.dst.is_null() {
@@ -333,7 +406,9 @@ pub(crate) unsafe extern "C" fn buffer_to_host_buffer(args: *mut PJRT_Buffer_ToH
             )));
         }
         if b.buffer.is_deleted() {
-            return Err(ApiError::invalid_argument("PJRT_Buffer_ToHostBuffer: the buffer was deleted or donated"));
+            return Err(ApiError::invalid_argument(
+                "PJRT_Buffer_ToHostBuffer: the buffer was deleted or donated",
+            ));
         }
         let done = Event::new();
         let event = done.clone();
@@ -353,7 +428,9 @@ pub(crate) unsafe extern "C" fn buffer_to_host_buffer(args: *mut PJRT_Buffer_ToH
     })
 }
 
-pub(crate) unsafe extern "C" fn buffer_copy_raw_to_host(args: *mut PJRT_Buffer_CopyRawToHost_Args) -> *mut PJRT_Error {
+pub(crate) unsafe extern "C" fn buffer_copy_raw_to_host(
+    args: *mut PJRT_Buffer_CopyRawToHost_Args,
+) -> *mut PJRT_Error {
     entry("PJRT_Buffer_CopyRawToHost", args, |a| {
         let b = unsafe { buffer(a.buffer, "buffer")? };
         let total = b.buffer.ty().byte_size();
@@ -367,7 +444,9 @@ pub(crate) unsafe extern "C" fn buffer_copy_raw_to_host(args: *mut PJRT_Buffer_C
             }
         };
         if a.dst.is_null() && size > 0 {
-            return Err(ApiError::invalid_argument("PJRT_Buffer_CopyRawToHost: `dst` is NULL"));
+            return Err(ApiError::invalid_argument(
+                "PJRT_Buffer_CopyRawToHost: `dst` is NULL",
+            ));
         }
         let done = Event::new();
         let event = done.clone();
@@ -390,7 +469,9 @@ pub(crate) unsafe extern "C" fn buffer_copy_raw_to_host(args: *mut PJRT_Buffer_C
     })
 }
 
-pub(crate) unsafe extern "C" fn buffer_is_on_cpu(args: *mut PJRT_Buffer_IsOnCpu_Args) -> *mut PJRT_Error {
+pub(crate) unsafe extern "C" fn buffer_is_on_cpu(
+    args: *mut PJRT_Buffer_IsOnCpu_Args,
+) -> *mut PJRT_Error {
     entry("PJRT_Buffer_IsOnCpu", args, |a| {
         unsafe { buffer(a.buffer, "buffer")? };
         // apu memory is host memory, but answering false keeps frameworks on the copying path
@@ -400,7 +481,9 @@ pub(crate) unsafe extern "C" fn buffer_is_on_cpu(args: *mut PJRT_Buffer_IsOnCpu_
     })
 }
 
-pub(crate) unsafe extern "C" fn buffer_ready_event(args: *mut PJRT_Buffer_ReadyEvent_Args) -> *mut PJRT_Error {
+pub(crate) unsafe extern "C" fn buffer_ready_event(
+    args: *mut PJRT_Buffer_ReadyEvent_Args,
+) -> *mut PJRT_Error {
     entry("PJRT_Buffer_ReadyEvent", args, |a| {
         let b = unsafe { buffer(a.buffer, "buffer")? };
         a.event = EventHandle::into_raw(b.buffer.ready_event().clone());
@@ -408,9 +491,13 @@ pub(crate) unsafe extern "C" fn buffer_ready_event(args: *mut PJRT_Buffer_ReadyE
     })
 }
 
-pub(crate) unsafe extern "C" fn buffer_unsafe_pointer(args: *mut PJRT_Buffer_UnsafePointer_Args) -> *mut PJRT_Error {
+pub(crate) unsafe extern "C" fn buffer_unsafe_pointer(
+    args: *mut PJRT_Buffer_UnsafePointer_Args,
+) -> *mut PJRT_Error {
     entry("PJRT_Buffer_UnsafePointer", args, |a| {
-        a.buffer_pointer = unsafe { buffer(a.buffer, "buffer")? }.buffer.data_pointer()? as usize;
+        a.buffer_pointer = unsafe { buffer(a.buffer, "buffer")? }
+            .buffer
+            .data_pointer()? as usize;
         Ok(())
     })
 }
@@ -419,7 +506,10 @@ pub(crate) unsafe extern "C" fn buffer_increase_external_reference_count(
     args: *mut PJRT_Buffer_IncreaseExternalReferenceCount_Args,
 ) -> *mut PJRT_Error {
     entry("PJRT_Buffer_IncreaseExternalReferenceCount", args, |a| {
-        unsafe { buffer(a.buffer, "buffer")? }.buffer.increase_external_refs().map_err(ApiError::from)
+        unsafe { buffer(a.buffer, "buffer")? }
+            .buffer
+            .increase_external_refs()
+            .map_err(ApiError::from)
     })
 }
 
@@ -427,7 +517,10 @@ pub(crate) unsafe extern "C" fn buffer_decrease_external_reference_count(
     args: *mut PJRT_Buffer_DecreaseExternalReferenceCount_Args,
 ) -> *mut PJRT_Error {
     entry("PJRT_Buffer_DecreaseExternalReferenceCount", args, |a| {
-        unsafe { buffer(a.buffer, "buffer")? }.buffer.decrease_external_refs().map_err(ApiError::from)
+        unsafe { buffer(a.buffer, "buffer")? }
+            .buffer
+            .decrease_external_refs()
+            .map_err(ApiError::from)
     })
 }
 
@@ -435,7 +528,9 @@ pub(crate) unsafe extern "C" fn buffer_opaque_device_memory_data_pointer(
     args: *mut PJRT_Buffer_OpaqueDeviceMemoryDataPointer_Args,
 ) -> *mut PJRT_Error {
     entry("PJRT_Buffer_OpaqueDeviceMemoryDataPointer", args, |a| {
-        a.device_memory_ptr = unsafe { buffer(a.buffer, "buffer")? }.buffer.data_pointer()? as *mut c_void;
+        a.device_memory_ptr = unsafe { buffer(a.buffer, "buffer")? }
+            .buffer
+            .data_pointer()? as *mut c_void;
         Ok(())
     })
 }

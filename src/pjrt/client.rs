@@ -13,11 +13,20 @@ use std::os::raw::c_char;
 use std::sync::Arc;
 
 pub(crate) const PLATFORM_NAME: &str = "apu";
-pub(crate) const PLATFORM_VERSION: &str = concat!("apu ", env!("CARGO_PKG_VERSION"), " (", env!("APU_GIT_REVISION"), ")");
+pub(crate) const PLATFORM_VERSION: &str = concat!(
+    "apu ",
+    env!("CARGO_PKG_VERSION"),
+    " (",
+    env!("APU_GIT_REVISION"),
+    ")"
+);
 
 /// Upper bound on virtual devices: each one has a worker thread.
 const MAX_DEVICES: i64 = 256;
 
+// Devices and memories are boxed so that the pointers handed out stay valid by construction,
+// independently of how the vectors are built.
+#[allow(clippy::vec_box)]
 pub(crate) struct ClientState {
     pub devices: Vec<Box<Device>>,
     pub memories: Vec<Box<Memory>>,
@@ -27,9 +36,13 @@ pub(crate) struct ClientState {
 }
 
 impl ClientState {
+    #[allow(clippy::vec_box)]
     pub fn new(num_devices: usize) -> Arc<Self> {
-        let mut devices: Vec<Box<Device>> = (0..num_devices).map(|i| Box::new(Device::new(i))).collect();
-        let mut memories: Vec<Box<Memory>> = (0..num_devices).map(|i| Box::new(Memory::new(i, i))).collect();
+        let mut devices: Vec<Box<Device>> =
+            (0..num_devices).map(|i| Box::new(Device::new(i))).collect();
+        let mut memories: Vec<Box<Memory>> = (0..num_devices)
+            .map(|i| Box::new(Memory::new(i, i)))
+            .collect();
         // Boxes do not move, so these pointers stay valid for the life of the state.
         for (d, m) in devices.iter_mut().zip(memories.iter_mut()) {
             d.memories = PtrList(vec![m.as_raw()]);
@@ -37,8 +50,16 @@ impl ClientState {
         }
         let device_ptrs = PtrList(devices.iter().map(|d| d.as_raw()).collect());
         let memory_ptrs = PtrList(memories.iter().map(|m| m.as_raw()).collect());
-        let topology = Box::new(Topology::new(devices.iter().map(|d| d.description_raw()).collect()));
-        Arc::new(ClientState { devices, memories, device_ptrs, memory_ptrs, topology })
+        let topology = Box::new(Topology::new(
+            devices.iter().map(|d| d.description_raw()).collect(),
+        ));
+        Arc::new(ClientState {
+            devices,
+            memories,
+            device_ptrs,
+            memory_ptrs,
+            topology,
+        })
     }
 
     pub fn device(&self, index: usize) -> &Device {
@@ -55,17 +76,25 @@ impl ClientState {
     }
 
     /// Resolves the (device, memory) pair of a buffer-creating call to a device index.
-    pub fn target_device(&self, device: *const PJRT_Device, memory: *const PJRT_Memory) -> ApiResult<usize> {
+    pub fn target_device(
+        &self,
+        device: *const PJRT_Device,
+        memory: *const PJRT_Memory,
+    ) -> ApiResult<usize> {
         match (device.is_null(), memory.is_null()) {
             (_, false) => {
                 let from_memory = self.memory_device(memory)?;
                 if !device.is_null() && super::device::device_index(self, device)? != from_memory {
-                    return Err(ApiError::invalid_argument("`device` and `memory` designate different devices"));
+                    return Err(ApiError::invalid_argument(
+                        "`device` and `memory` designate different devices",
+                    ));
                 }
                 Ok(from_memory)
             }
             (false, true) => super::device::device_index(self, device),
-            (true, true) => Err(ApiError::invalid_argument("neither `device` nor `memory` is set")),
+            (true, true) => Err(ApiError::invalid_argument(
+                "neither `device` nor `memory` is set",
+            )),
         }
     }
 }
@@ -92,7 +121,9 @@ fn requested_device_count(options: &[(String, OptionValue)]) -> ApiResult<usize>
                 let n = match value {
                     OptionValue::Int(n) => *n,
                     OptionValue::Str(s) => s.trim().parse::<i64>().map_err(|_| {
-                        ApiError::invalid_argument(format!("create option {name}={s:?} is not an integer"))
+                        ApiError::invalid_argument(format!(
+                            "create option {name}={s:?} is not an integer"
+                        ))
                     })?,
                     other => {
                         return Err(ApiError::invalid_argument(format!(
@@ -102,7 +133,9 @@ fn requested_device_count(options: &[(String, OptionValue)]) -> ApiResult<usize>
                 };
                 count = Some((n, format!("create option {name}")));
             }
-            other => tracing::info!("PJRT_Client_Create: ignoring unknown create option {other:?} = {value:?}"),
+            other => tracing::info!(
+                "PJRT_Client_Create: ignoring unknown create option {other:?} = {value:?}"
+            ),
         }
     }
     if count.is_none() {
@@ -116,9 +149,9 @@ fn requested_device_count(options: &[(String, OptionValue)]) -> ApiResult<usize>
     match count {
         None => Ok(1),
         Some((n, _)) if (1..=MAX_DEVICES).contains(&n) => Ok(n as usize),
-        Some((n, source)) => {
-            Err(ApiError::invalid_argument(format!("{source} = {n}: apu supports 1 to {MAX_DEVICES} devices")))
-        }
+        Some((n, source)) => Err(ApiError::invalid_argument(format!(
+            "{source} = {n}: apu supports 1 to {MAX_DEVICES} devices"
+        ))),
     }
 }
 
@@ -137,13 +170,16 @@ args_min_size! {
     PJRT_Client_DefaultDeviceAssignment_Args => default_assignment,
 }
 
-pub(crate) unsafe extern "C" fn client_create(args: *mut PJRT_Client_Create_Args) -> *mut PJRT_Error {
+pub(crate) unsafe extern "C" fn client_create(
+    args: *mut PJRT_Client_Create_Args,
+) -> *mut PJRT_Error {
     entry("PJRT_Client_Create", args, |a| {
         super::logging::init();
         // The key-value store callbacks are deliberately never read: in single-process JAX they
         // hold uninitialized garbage, and apu has no multi-process mode that would need them.
         let options = unsafe { read_options(a.create_options, a.num_options)? };
-        let num_devices = requested_device_count(&options).map_err(|e| e.prefixed("PJRT_Client_Create"))?;
+        let num_devices =
+            requested_device_count(&options).map_err(|e| e.prefixed("PJRT_Client_Create"))?;
         let state = ClientState::new(num_devices);
         tracing::info!("PJRT_Client_Create: {num_devices} apu device(s)");
         a.client = Box::into_raw(Box::new(Client { state })) as *mut PJRT_Client;
@@ -151,7 +187,9 @@ pub(crate) unsafe extern "C" fn client_create(args: *mut PJRT_Client_Create_Args
     })
 }
 
-pub(crate) unsafe extern "C" fn client_destroy(args: *mut PJRT_Client_Destroy_Args) -> *mut PJRT_Error {
+pub(crate) unsafe extern "C" fn client_destroy(
+    args: *mut PJRT_Client_Destroy_Args,
+) -> *mut PJRT_Error {
     entry("PJRT_Client_Destroy", args, |a| {
         if !a.client.is_null() {
             // Buffers and executables still alive keep the shared state (and device threads).
@@ -165,7 +203,9 @@ fn out_str(s: &str) -> (*const c_char, usize) {
     (s.as_ptr() as *const c_char, s.len())
 }
 
-pub(crate) unsafe extern "C" fn client_platform_name(args: *mut PJRT_Client_PlatformName_Args) -> *mut PJRT_Error {
+pub(crate) unsafe extern "C" fn client_platform_name(
+    args: *mut PJRT_Client_PlatformName_Args,
+) -> *mut PJRT_Error {
     entry("PJRT_Client_PlatformName", args, |a| {
         unsafe { client(a.client)? };
         (a.platform_name, a.platform_name_size) = out_str(PLATFORM_NAME);
@@ -173,7 +213,9 @@ pub(crate) unsafe extern "C" fn client_platform_name(args: *mut PJRT_Client_Plat
     })
 }
 
-pub(crate) unsafe extern "C" fn client_process_index(args: *mut PJRT_Client_ProcessIndex_Args) -> *mut PJRT_Error {
+pub(crate) unsafe extern "C" fn client_process_index(
+    args: *mut PJRT_Client_ProcessIndex_Args,
+) -> *mut PJRT_Error {
     entry("PJRT_Client_ProcessIndex", args, |a| {
         unsafe { client(a.client)? };
         a.process_index = 0;
@@ -202,7 +244,9 @@ pub(crate) unsafe extern "C" fn client_topology_description(
     })
 }
 
-pub(crate) unsafe extern "C" fn client_devices(args: *mut PJRT_Client_Devices_Args) -> *mut PJRT_Error {
+pub(crate) unsafe extern "C" fn client_devices(
+    args: *mut PJRT_Client_Devices_Args,
+) -> *mut PJRT_Error {
     entry("PJRT_Client_Devices", args, |a| {
         let c = unsafe { client(a.client)? };
         a.devices = c.state.device_ptrs.as_ptr();
@@ -222,12 +266,20 @@ pub(crate) unsafe extern "C" fn client_addressable_devices(
     })
 }
 
-pub(crate) unsafe extern "C" fn client_lookup_device(args: *mut PJRT_Client_LookupDevice_Args) -> *mut PJRT_Error {
+pub(crate) unsafe extern "C" fn client_lookup_device(
+    args: *mut PJRT_Client_LookupDevice_Args,
+) -> *mut PJRT_Error {
     entry("PJRT_Client_LookupDevice", args, |a| {
         let c = unsafe { client(a.client)? };
-        let d = usize::try_from(a.id).ok().and_then(|i| c.state.devices.get(i)).ok_or_else(|| {
-            ApiError::invalid_argument(format!("No matching device found for device_id {}", a.id))
-        })?;
+        let d = usize::try_from(a.id)
+            .ok()
+            .and_then(|i| c.state.devices.get(i))
+            .ok_or_else(|| {
+                ApiError::invalid_argument(format!(
+                    "No matching device found for device_id {}",
+                    a.id
+                ))
+            })?;
         a.device = d.as_raw();
         Ok(())
     })
@@ -238,12 +290,15 @@ pub(crate) unsafe extern "C" fn client_lookup_addressable_device(
 ) -> *mut PJRT_Error {
     entry("PJRT_Client_LookupAddressableDevice", args, |a| {
         let c = unsafe { client(a.client)? };
-        let d = usize::try_from(a.local_hardware_id).ok().and_then(|i| c.state.devices.get(i)).ok_or_else(|| {
-            ApiError::invalid_argument(format!(
-                "No matching device found for local_hardware_id {}",
-                a.local_hardware_id
-            ))
-        })?;
+        let d = usize::try_from(a.local_hardware_id)
+            .ok()
+            .and_then(|i| c.state.devices.get(i))
+            .ok_or_else(|| {
+                ApiError::invalid_argument(format!(
+                    "No matching device found for local_hardware_id {}",
+                    a.local_hardware_id
+                ))
+            })?;
         a.addressable_device = d.as_raw();
         Ok(())
     })
@@ -263,9 +318,17 @@ pub(crate) unsafe extern "C" fn client_addressable_memories(
 /// Replica-major assignment of consecutive device ids. With fewer devices than
 /// replicas × partitions the ids wrap around: apu runs the extra replicas on the same virtual
 /// devices, one after the other.
-pub(crate) fn default_assignment(num_replicas: usize, num_partitions: usize, num_devices: usize) -> Vec<Vec<usize>> {
+pub(crate) fn default_assignment(
+    num_replicas: usize,
+    num_partitions: usize,
+    num_devices: usize,
+) -> Vec<Vec<usize>> {
     (0..num_replicas)
-        .map(|r| (0..num_partitions).map(|p| (r * num_partitions + p) % num_devices.max(1)).collect())
+        .map(|r| {
+            (0..num_partitions)
+                .map(|p| (r * num_partitions + p) % num_devices.max(1))
+                .collect()
+        })
         .collect()
 }
 
@@ -290,9 +353,18 @@ pub(crate) unsafe extern "C" fn client_default_device_assignment(
                 a.default_assignment_size, replicas, partitions, needed
             )));
         }
-        let out = unsafe { slice(a.default_assignment as *const i32, needed, "default_assignment")? };
+        let out = unsafe {
+            slice(
+                a.default_assignment as *const i32,
+                needed,
+                "default_assignment",
+            )?
+        };
         let out = unsafe { std::slice::from_raw_parts_mut(out.as_ptr() as *mut i32, out.len()) };
-        for (slot, id) in out.iter_mut().zip(default_assignment(replicas, partitions, c.state.devices.len()).concat()) {
+        for (slot, id) in out
+            .iter_mut()
+            .zip(default_assignment(replicas, partitions, c.state.devices.len()).concat())
+        {
             *slot = id as i32;
         }
         Ok(())
@@ -305,12 +377,22 @@ mod tests {
 
     #[test]
     fn device_count_from_options() {
-        assert_eq!(requested_device_count(&[("num_devices".into(), OptionValue::Int(3))]).unwrap(), 3);
-        assert_eq!(requested_device_count(&[("device_count".into(), OptionValue::Str("2".into()))]).unwrap(), 2);
+        assert_eq!(
+            requested_device_count(&[("num_devices".into(), OptionValue::Int(3))]).unwrap(),
+            3
+        );
+        assert_eq!(
+            requested_device_count(&[("device_count".into(), OptionValue::Str("2".into()))])
+                .unwrap(),
+            2
+        );
         assert!(requested_device_count(&[("num_devices".into(), OptionValue::Int(0))]).is_err());
-        assert!(requested_device_count(&[("num_devices".into(), OptionValue::Bool(true))]).is_err());
+        assert!(
+            requested_device_count(&[("num_devices".into(), OptionValue::Bool(true))]).is_err()
+        );
         // Unknown options are ignored.
-        let n = requested_device_count(&[("something_else".into(), OptionValue::Float(1.0))]).unwrap();
+        let n =
+            requested_device_count(&[("something_else".into(), OptionValue::Float(1.0))]).unwrap();
         assert!(n >= 1);
     }
 
@@ -329,8 +411,17 @@ mod tests {
             assert_eq!(state.memories[i].devices.0, vec![d.as_raw()]);
             assert_eq!(state.memory_device(d.default_memory()).unwrap(), i);
         }
-        assert_eq!(state.target_device(std::ptr::null(), state.memories[1].as_raw()).unwrap(), 1);
-        assert!(state.target_device(state.devices[0].as_raw(), state.memories[1].as_raw()).is_err());
-        assert!(state.target_device(std::ptr::null(), std::ptr::null()).is_err());
+        assert_eq!(
+            state
+                .target_device(std::ptr::null(), state.memories[1].as_raw())
+                .unwrap(),
+            1
+        );
+        assert!(state
+            .target_device(state.devices[0].as_raw(), state.memories[1].as_raw())
+            .is_err());
+        assert!(state
+            .target_device(std::ptr::null(), std::ptr::null())
+            .is_err());
     }
 }

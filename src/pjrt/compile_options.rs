@@ -42,7 +42,11 @@ struct Reader<'a> {
 
 impl<'a> Reader<'a> {
     fn new(bytes: &'a [u8], what: &'static str) -> Self {
-        Reader { bytes, pos: 0, what }
+        Reader {
+            bytes,
+            pos: 0,
+            what,
+        }
     }
 
     fn fail(&self, msg: &str) -> String {
@@ -52,7 +56,10 @@ impl<'a> Reader<'a> {
     fn varint(&mut self) -> Result<u64, String> {
         let mut value = 0u64;
         for i in 0..10 {
-            let b = *self.bytes.get(self.pos).ok_or_else(|| self.fail("truncated varint"))?;
+            let b = *self
+                .bytes
+                .get(self.pos)
+                .ok_or_else(|| self.fail("truncated varint"))?;
             self.pos += 1;
             value |= ((b & 0x7f) as u64) << (7 * i);
             if b & 0x80 == 0 {
@@ -63,9 +70,16 @@ impl<'a> Reader<'a> {
     }
 
     fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
-        let end = self.pos.checked_add(n).filter(|&e| e <= self.bytes.len()).ok_or_else(|| {
-            self.fail(&format!("field of {n} bytes runs past the end ({} bytes)", self.bytes.len()))
-        })?;
+        let end = self
+            .pos
+            .checked_add(n)
+            .filter(|&e| e <= self.bytes.len())
+            .ok_or_else(|| {
+                self.fail(&format!(
+                    "field of {n} bytes runs past the end ({} bytes)",
+                    self.bytes.len()
+                ))
+            })?;
         let out = &self.bytes[self.pos..end];
         self.pos = end;
         Ok(out)
@@ -88,7 +102,8 @@ impl<'a> Reader<'a> {
                 Wire::Fixed64
             }
             2 => {
-                let len = usize::try_from(self.varint()?).map_err(|_| self.fail("length overflows"))?;
+                let len =
+                    usize::try_from(self.varint()?).map_err(|_| self.fail("length overflows"))?;
                 Wire::Bytes(self.take(len)?)
             }
             5 => {
@@ -209,13 +224,20 @@ mod tests {
     #[test]
     fn garbage_is_rejected_and_empty_is_default() {
         assert!(parse(b"invalid").is_err());
-        assert!(parse(&[0x1a, 0x05, 0x08]).is_err(), "truncated nested message");
+        assert!(
+            parse(&[0x1a, 0x05, 0x08]).is_err(),
+            "truncated nested message"
+        );
         assert_eq!(parse(&[]).unwrap(), CompileOptions::default());
     }
 
     #[test]
     fn reads_build_options_and_device_assignment() {
-        let da = DeviceAssignment { replica_count: 2, computation_count: 1, computation_devices: vec![vec![0, 1]] };
+        let da = DeviceAssignment {
+            replica_count: 2,
+            computation_count: 1,
+            computation_devices: vec![vec![0, 1]],
+        };
         let da_bytes = serialize_device_assignment(&da);
         assert_eq!(parse_device_assignment(&da_bytes).unwrap(), da);
 
@@ -246,7 +268,11 @@ mod tests {
             return;
         };
         let mut seen = 0;
-        for entry in std::fs::read_dir(dir.join("jax")).into_iter().flatten().flatten() {
+        for entry in std::fs::read_dir(dir.join("jax"))
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
             let path = entry.path();
             if path.to_string_lossy().ends_with(".compile_options.pb") {
                 let bytes = std::fs::read(&path).unwrap();

@@ -7,8 +7,8 @@ use super::error::ApiError;
 use super::guard::{args_min_size, entry, handle, PtrList};
 use apu_pjrt_api::*;
 use apu_runtime::{DeviceQueue, MemoryStats};
-use std::sync::Arc;
 use std::os::raw::c_char;
+use std::sync::Arc;
 
 /// The device kind string JAX shows as `device.device_kind`.
 pub(crate) const DEVICE_KIND: &str = "apu";
@@ -75,7 +75,9 @@ pub(crate) unsafe fn device<'a>(raw: *const PJRT_Device) -> Result<&'a Device, A
     unsafe { handle(raw, "device") }
 }
 
-unsafe fn description<'a>(raw: *const PJRT_DeviceDescription) -> Result<&'a DeviceDescription, ApiError> {
+unsafe fn description<'a>(
+    raw: *const PJRT_DeviceDescription,
+) -> Result<&'a DeviceDescription, ApiError> {
     unsafe { handle(raw, "device_description") }
 }
 
@@ -84,7 +86,10 @@ fn out_str(s: &str) -> (*const c_char, usize) {
 }
 
 /// Finds the client-side index of a device pointer, checking that it belongs to `client`.
-pub(crate) fn device_index(client: &ClientState, raw: *const PJRT_Device) -> Result<usize, ApiError> {
+pub(crate) fn device_index(
+    client: &ClientState,
+    raw: *const PJRT_Device,
+) -> Result<usize, ApiError> {
     client
         .devices
         .iter()
@@ -107,7 +112,9 @@ args_min_size! {
     PJRT_Device_MemoryStats_Args => bytes_in_use,
 }
 
-pub(crate) unsafe extern "C" fn description_id(args: *mut PJRT_DeviceDescription_Id_Args) -> *mut PJRT_Error {
+pub(crate) unsafe extern "C" fn description_id(
+    args: *mut PJRT_DeviceDescription_Id_Args,
+) -> *mut PJRT_Error {
     entry("PJRT_DeviceDescription_Id", args, |a| {
         a.id = unsafe { description(a.device_description)? }.id;
         Ok(())
@@ -134,7 +141,9 @@ pub(crate) unsafe extern "C" fn description_attributes(
     })
 }
 
-pub(crate) unsafe extern "C" fn description_kind(args: *mut PJRT_DeviceDescription_Kind_Args) -> *mut PJRT_Error {
+pub(crate) unsafe extern "C" fn description_kind(
+    args: *mut PJRT_DeviceDescription_Kind_Args,
+) -> *mut PJRT_Error {
     entry("PJRT_DeviceDescription_Kind", args, |a| {
         unsafe { description(a.device_description)? };
         (a.device_kind, a.device_kind_size) = out_str(DEVICE_KIND);
@@ -162,14 +171,18 @@ pub(crate) unsafe extern "C" fn description_to_string(
     })
 }
 
-pub(crate) unsafe extern "C" fn device_get_description(args: *mut PJRT_Device_GetDescription_Args) -> *mut PJRT_Error {
+pub(crate) unsafe extern "C" fn device_get_description(
+    args: *mut PJRT_Device_GetDescription_Args,
+) -> *mut PJRT_Error {
     entry("PJRT_Device_GetDescription", args, |a| {
         a.device_description = unsafe { device(a.device)? }.description_raw();
         Ok(())
     })
 }
 
-pub(crate) unsafe extern "C" fn device_is_addressable(args: *mut PJRT_Device_IsAddressable_Args) -> *mut PJRT_Error {
+pub(crate) unsafe extern "C" fn device_is_addressable(
+    args: *mut PJRT_Device_IsAddressable_Args,
+) -> *mut PJRT_Error {
     entry("PJRT_Device_IsAddressable", args, |a| {
         unsafe { device(a.device)? };
         // Single process: every device is local.
@@ -198,7 +211,9 @@ pub(crate) unsafe extern "C" fn device_addressable_memories(
     })
 }
 
-pub(crate) unsafe extern "C" fn device_default_memory(args: *mut PJRT_Device_DefaultMemory_Args) -> *mut PJRT_Error {
+pub(crate) unsafe extern "C" fn device_default_memory(
+    args: *mut PJRT_Device_DefaultMemory_Args,
+) -> *mut PJRT_Error {
     entry("PJRT_Device_DefaultMemory", args, |a| {
         a.memory = unsafe { device(a.device)? }.default_memory();
         Ok(())
@@ -207,7 +222,9 @@ pub(crate) unsafe extern "C" fn device_default_memory(args: *mut PJRT_Device_Def
 
 /// Bytes held by live buffers on the device (logical sizes; copies sharing bytes count twice).
 /// There is no memory limit, so the limit and pool fields stay unset.
-pub(crate) unsafe extern "C" fn device_memory_stats(args: *mut PJRT_Device_MemoryStats_Args) -> *mut PJRT_Error {
+pub(crate) unsafe extern "C" fn device_memory_stats(
+    args: *mut PJRT_Device_MemoryStats_Args,
+) -> *mut PJRT_Error {
     entry("PJRT_Device_MemoryStats", args, |a| {
         let s = unsafe { device(a.device)? }.memory_stats.snapshot();
         // Callers do not zero the struct: every output, including each `_is_set`, is written.
@@ -246,7 +263,9 @@ unsafe extern "C" fn keep_device_attributes(_: *mut PJRT_Device_Attributes) {
 }
 
 /// Same attributes as the description. JAX aborts if this fails, so it only fails on NULL.
-pub(crate) unsafe extern "C" fn device_get_attributes(args: *mut PJRT_Device_GetAttributes_Args) -> *mut PJRT_Error {
+pub(crate) unsafe extern "C" fn device_get_attributes(
+    args: *mut PJRT_Device_GetAttributes_Args,
+) -> *mut PJRT_Error {
     entry("PJRT_Device_GetAttributes", args, |a| {
         let d = unsafe { device(a.device)? };
         a.attributes = d.description.attributes.as_ptr();
@@ -258,7 +277,9 @@ pub(crate) unsafe extern "C" fn device_get_attributes(args: *mut PJRT_Device_Get
 }
 
 /// Restarts the peak and allocation counters.
-pub(crate) unsafe extern "C" fn device_clear_memory_stats(args: *mut PJRT_Device_ClearMemoryStats_Args) -> *mut PJRT_Error {
+pub(crate) unsafe extern "C" fn device_clear_memory_stats(
+    args: *mut PJRT_Device_ClearMemoryStats_Args,
+) -> *mut PJRT_Error {
     entry("PJRT_Device_ClearMemoryStats", args, |a| {
         unsafe { device(a.device)? }.memory_stats.clear();
         Ok(())

@@ -29,7 +29,7 @@ pub(crate) enum ErrorCode {
 impl ErrorCode {
     pub fn from_raw(code: PJRT_Error_Code) -> Option<ErrorCode> {
         use ErrorCode::*;
-        Some(match code as u32 {
+        Some(match code {
             1 => Cancelled,
             2 => Unknown,
             3 => InvalidArgument,
@@ -90,7 +90,13 @@ impl std::fmt::Display for ApiError {
 
 impl ApiError {
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        ApiError { header: PJRT_Error { vtable: &ERROR_VTABLE.0 }, code, message: message.into() }
+        ApiError {
+            header: PJRT_Error {
+                vtable: &ERROR_VTABLE.0,
+            },
+            code,
+            message: message.into(),
+        }
     }
     pub fn invalid_argument(message: impl Into<String>) -> Self {
         Self::new(ErrorCode::InvalidArgument, message)
@@ -188,7 +194,11 @@ unsafe extern "C" fn vtable_destroy(error: *mut PJRT_Error) {
     }
 }
 
-unsafe extern "C" fn vtable_message(error: *const PJRT_Error, message: *mut *const c_char, size: *mut usize) {
+unsafe extern "C" fn vtable_message(
+    error: *const PJRT_Error,
+    message: *mut *const c_char,
+    size: *mut usize,
+) {
     if error.is_null() {
         return;
     }
@@ -208,7 +218,11 @@ unsafe extern "C" fn vtable_get_code(error: *const PJRT_Error) -> PJRT_Error_Cod
     unsafe { ApiError::borrow(error) }.code as PJRT_Error_Code
 }
 
-unsafe extern "C" fn vtable_for_each_payload(_: *const PJRT_Error, _: PJRT_Error_PayloadVisitor, _: *mut c_void) {
+unsafe extern "C" fn vtable_for_each_payload(
+    _: *const PJRT_Error,
+    _: PJRT_Error_PayloadVisitor,
+    _: *mut c_void,
+) {
     // apu attaches no payloads.
 }
 
@@ -244,7 +258,9 @@ pub(crate) unsafe extern "C" fn error_message(args: *mut PJRT_Error_Message_Args
     })
 }
 
-pub(crate) unsafe extern "C" fn error_get_code(args: *mut PJRT_Error_GetCode_Args) -> *mut PJRT_Error {
+pub(crate) unsafe extern "C" fn error_get_code(
+    args: *mut PJRT_Error_GetCode_Args,
+) -> *mut PJRT_Error {
     entry("PJRT_Error_GetCode", args, |a| {
         a.code = if a.error.is_null() {
             PJRT_Error_Code_OK
@@ -255,7 +271,9 @@ pub(crate) unsafe extern "C" fn error_get_code(args: *mut PJRT_Error_GetCode_Arg
     })
 }
 
-pub(crate) unsafe extern "C" fn error_for_each_payload(args: *mut PJRT_Error_ForEachPayload_Args) -> *mut PJRT_Error {
+pub(crate) unsafe extern "C" fn error_for_each_payload(
+    args: *mut PJRT_Error_ForEachPayload_Args,
+) -> *mut PJRT_Error {
     // No payloads: nothing to visit.
     entry("PJRT_Error_ForEachPayload", args, |_| Ok(()))
 }
@@ -272,14 +290,19 @@ mod tests {
             assert_eq!(table.get_code.unwrap()(raw), PJRT_Error_Code_UNIMPLEMENTED);
             let (mut msg, mut len) = (std::ptr::null(), 0usize);
             table.message.unwrap()(raw, &mut msg, &mut len);
-            assert_eq!(std::slice::from_raw_parts(msg as *const u8, len), b"no such thing");
+            assert_eq!(
+                std::slice::from_raw_parts(msg as *const u8, len),
+                b"no such thing"
+            );
             table.destroy.unwrap()(raw);
         }
     }
 
     #[test]
     fn compiler_error_kinds_map_to_codes() {
-        let e: ApiError = apu_compiler::Error::unimplemented("op x").context("function @main").into();
+        let e: ApiError = apu_compiler::Error::unimplemented("op x")
+            .context("function @main")
+            .into();
         assert_eq!(e.code(), ErrorCode::Unimplemented);
         assert_eq!(e.message(), "op x\n  in function @main");
         let e: ApiError = apu_compiler::Error::invalid("bad").into();

@@ -36,7 +36,9 @@ fn outcome_to_error(outcome: &apu_runtime::Outcome) -> *mut PJRT_Error {
     }
 }
 
-pub(crate) unsafe extern "C" fn event_destroy(args: *mut PJRT_Event_Destroy_Args) -> *mut PJRT_Error {
+pub(crate) unsafe extern "C" fn event_destroy(
+    args: *mut PJRT_Event_Destroy_Args,
+) -> *mut PJRT_Error {
     entry("PJRT_Event_Destroy", args, |a| {
         if !a.event.is_null() {
             drop(unsafe { Box::from_raw(a.event as *mut EventHandle) });
@@ -45,7 +47,9 @@ pub(crate) unsafe extern "C" fn event_destroy(args: *mut PJRT_Event_Destroy_Args
     })
 }
 
-pub(crate) unsafe extern "C" fn event_is_ready(args: *mut PJRT_Event_IsReady_Args) -> *mut PJRT_Error {
+pub(crate) unsafe extern "C" fn event_is_ready(
+    args: *mut PJRT_Event_IsReady_Args,
+) -> *mut PJRT_Error {
     entry("PJRT_Event_IsReady", args, |a| {
         let h: &EventHandle = unsafe { handle(a.event, "event")? };
         a.is_ready = h.event.is_ready();
@@ -90,11 +94,18 @@ impl ForeignCallback {
     }
 }
 
-pub(crate) unsafe extern "C" fn event_on_ready(args: *mut PJRT_Event_OnReady_Args) -> *mut PJRT_Error {
+pub(crate) unsafe extern "C" fn event_on_ready(
+    args: *mut PJRT_Event_OnReady_Args,
+) -> *mut PJRT_Error {
     entry("PJRT_Event_OnReady", args, |a| {
         let h: &EventHandle = unsafe { handle(a.event, "event")? };
-        let callback = a.callback.ok_or_else(|| ApiError::invalid_argument("`callback` is NULL"))?;
-        let foreign = ForeignCallback { callback, user_arg: a.user_arg };
+        let callback = a
+            .callback
+            .ok_or_else(|| ApiError::invalid_argument("`callback` is NULL"))?;
+        let foreign = ForeignCallback {
+            callback,
+            user_arg: a.user_arg,
+        };
         h.event.on_ready(move |outcome| foreign.call(outcome));
         Ok(())
     })
@@ -113,10 +124,13 @@ pub(crate) unsafe extern "C" fn event_set(args: *mut PJRT_Event_Set_Args) -> *mu
         let outcome = if a.error_code == PJRT_Error_Code_OK {
             Ok(())
         } else {
-            let message = unsafe { string_arg(a.error_message, a.error_message_size, "error_message")? };
+            let message =
+                unsafe { string_arg(a.error_message, a.error_message_size, "error_message")? };
             let code = ErrorCode::from_raw(a.error_code).unwrap_or(ErrorCode::Unknown);
             Err(apu_compiler::Error::from(&ApiError::new(code, message)))
         };
-        h.event.set(outcome).map_err(|_| ApiError::failed_precondition("PJRT_Event_Set: the event was already set"))
+        h.event
+            .set(outcome)
+            .map_err(|_| ApiError::failed_precondition("PJRT_Event_Set: the event was already set"))
     })
 }

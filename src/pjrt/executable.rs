@@ -70,7 +70,9 @@ fn tensor_types(types: &[Type], what: &str) -> ApiResult<Vec<TensorType>> {
         .enumerate()
         .map(|(i, t)| {
             t.as_tensor().cloned().ok_or_else(|| {
-                ApiError::unimplemented(format!("{what} {i} of @main has type {t}; apu supports tensor types only"))
+                ApiError::unimplemented(format!(
+                    "{what} {i} of @main has type {t}; apu supports tensor types only"
+                ))
             })
         })
         .collect()
@@ -80,7 +82,9 @@ impl Executable {
     /// Reads, validates and prepares a program.
     pub fn compile(source: ProgramSource) -> ApiResult<Arc<Executable>> {
         let options = compile_options::parse(&source.options).map_err(|e| {
-            ApiError::invalid_argument(format!("PJRT_Client_Compile: failed to deserialize CompileOptionsProto: {e}"))
+            ApiError::invalid_argument(format!(
+                "PJRT_Client_Compile: failed to deserialize CompileOptionsProto: {e}"
+            ))
         })?;
         let format = ProgramFormat::parse(&source.format).map_err(|_| {
             // Worded like the reference implementation so that callers matching on it still work.
@@ -95,12 +99,20 @@ impl Executable {
         let entry = module.entry_function();
         let param_types = tensor_types(&entry.param_types(), "parameter")?;
         let output_types = tensor_types(&entry.result_types, "result")?;
-        let mut aliasing_outputs: Vec<Option<u32>> = entry.arg_attrs.iter().map(|a| a.aliasing_output).collect();
+        let mut aliasing_outputs: Vec<Option<u32>> =
+            entry.arg_attrs.iter().map(|a| a.aliasing_output).collect();
         aliasing_outputs.resize(param_types.len(), None);
-        let positive = |v: Option<i64>, default: u32| v.filter(|&n| n > 0).map_or(default.max(1) as usize, |n| n as usize);
+        let positive = |v: Option<i64>, default: u32| {
+            v.filter(|&n| n > 0)
+                .map_or(default.max(1) as usize, |n| n as usize)
+        };
         let num_replicas = positive(options.num_replicas, module.num_replicas);
         let num_partitions = positive(options.num_partitions, module.num_partitions);
-        let name = if module.name.is_empty() { "main".to_string() } else { module.name.clone() };
+        let name = if module.name.is_empty() {
+            "main".to_string()
+        } else {
+            module.name.clone()
+        };
         let fingerprint = format!(
             "apu-{}-{:016x}",
             env!("CARGO_PKG_VERSION"),
@@ -110,7 +122,10 @@ impl Executable {
         Ok(Arc::new(Executable {
             name,
             output_pjrt_types: output_types.iter().map(|t| pjrt_type(t.elem)).collect(),
-            output_dims: output_types.iter().flat_map(|t| t.shape.iter().copied()).collect(),
+            output_dims: output_types
+                .iter()
+                .flat_map(|t| t.shape.iter().copied())
+                .collect(),
             output_dim_sizes: output_types.iter().map(|t| t.rank()).collect(),
             output_memory_kinds: vec![kind; output_types.len()],
             output_memory_kind_sizes: vec![MEMORY_KIND.len(); output_types.len()],
@@ -151,25 +166,34 @@ pub(crate) fn serialize(source: &ProgramSource) -> Vec<u8> {
 }
 
 pub(crate) fn deserialize(bytes: &[u8]) -> ApiResult<ProgramSource> {
-    let bad = |msg: String| ApiError::invalid_argument(format!("not a serialized apu executable: {msg}"));
+    let bad =
+        |msg: String| ApiError::invalid_argument(format!("not a serialized apu executable: {msg}"));
     if bytes.len() < 12 || &bytes[..8] != ENVELOPE_MAGIC {
         return Err(bad("missing APUEXEC header".into()));
     }
     let version = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
     if version != ENVELOPE_VERSION {
-        return Err(bad(format!("envelope version {version}, this apu reads {ENVELOPE_VERSION}")));
+        return Err(bad(format!(
+            "envelope version {version}, this apu reads {ENVELOPE_VERSION}"
+        )));
     }
     let mut pos = 12;
     let mut parts = Vec::new();
     for what in ["format", "code", "options"] {
-        let len_bytes = bytes.get(pos..pos + 8).ok_or_else(|| bad(format!("truncated before the {what} length")))?;
+        let len_bytes = bytes
+            .get(pos..pos + 8)
+            .ok_or_else(|| bad(format!("truncated before the {what} length")))?;
         let len = u64::from_le_bytes(len_bytes.try_into().expect("8 bytes"));
         pos += 8;
         let end = usize::try_from(len)
             .ok()
             .and_then(|l| pos.checked_add(l))
             .filter(|&e| e <= bytes.len())
-            .ok_or_else(|| bad(format!("{what} of {len} bytes runs past the end at byte {pos}")))?;
+            .ok_or_else(|| {
+                bad(format!(
+                    "{what} of {len} bytes runs past the end at byte {pos}"
+                ))
+            })?;
         parts.push(bytes[pos..end].to_vec());
         pos = end;
     }
@@ -178,8 +202,13 @@ pub(crate) fn deserialize(bytes: &[u8]) -> ApiResult<ProgramSource> {
     }
     let options = parts.pop().expect("three parts");
     let code = parts.pop().expect("three parts");
-    let format = String::from_utf8(parts.pop().expect("three parts")).map_err(|_| bad("format is not UTF-8".into()))?;
-    Ok(ProgramSource { format, code, options })
+    let format = String::from_utf8(parts.pop().expect("three parts"))
+        .map_err(|_| bad("format is not UTF-8".into()))?;
+    Ok(ProgramSource {
+        format,
+        code,
+        options,
+    })
 }
 
 // ---- PJRT_Executable_* -------------------------------------------------------------------------
@@ -219,7 +248,9 @@ args_min_size! {
     PJRT_Executable_GetCompiledMemoryStats_Args => temp_size_in_bytes,
 }
 
-pub(crate) unsafe extern "C" fn executable_destroy(args: *mut PJRT_Executable_Destroy_Args) -> *mut PJRT_Error {
+pub(crate) unsafe extern "C" fn executable_destroy(
+    args: *mut PJRT_Executable_Destroy_Args,
+) -> *mut PJRT_Error {
     entry("PJRT_Executable_Destroy", args, |a| {
         if !a.executable.is_null() {
             drop(unsafe { Box::from_raw(a.executable as *mut ExecutableHandle) });
@@ -228,7 +259,9 @@ pub(crate) unsafe extern "C" fn executable_destroy(args: *mut PJRT_Executable_De
     })
 }
 
-pub(crate) unsafe extern "C" fn executable_name(args: *mut PJRT_Executable_Name_Args) -> *mut PJRT_Error {
+pub(crate) unsafe extern "C" fn executable_name(
+    args: *mut PJRT_Executable_Name_Args,
+) -> *mut PJRT_Error {
     entry("PJRT_Executable_Name", args, |a| {
         let e = unsafe { executable(a.executable)? };
         a.executable_name = e.name.as_ptr() as *const c_char;
@@ -237,7 +270,9 @@ pub(crate) unsafe extern "C" fn executable_name(args: *mut PJRT_Executable_Name_
     })
 }
 
-pub(crate) unsafe extern "C" fn executable_num_replicas(args: *mut PJRT_Executable_NumReplicas_Args) -> *mut PJRT_Error {
+pub(crate) unsafe extern "C" fn executable_num_replicas(
+    args: *mut PJRT_Executable_NumReplicas_Args,
+) -> *mut PJRT_Error {
     entry("PJRT_Executable_NumReplicas", args, |a| {
         a.num_replicas = unsafe { executable(a.executable)? }.num_replicas;
         Ok(())
@@ -253,7 +288,9 @@ pub(crate) unsafe extern "C" fn executable_num_partitions(
     })
 }
 
-pub(crate) unsafe extern "C" fn executable_num_outputs(args: *mut PJRT_Executable_NumOutputs_Args) -> *mut PJRT_Error {
+pub(crate) unsafe extern "C" fn executable_num_outputs(
+    args: *mut PJRT_Executable_NumOutputs_Args,
+) -> *mut PJRT_Error {
     entry("PJRT_Executable_NumOutputs", args, |a| {
         a.num_outputs = unsafe { executable(a.executable)? }.output_types.len();
         Ok(())
@@ -271,7 +308,9 @@ pub(crate) unsafe extern "C" fn executable_size_of_generated_code_in_bytes(
     })
 }
 
-pub(crate) unsafe extern "C" fn executable_fingerprint(args: *mut PJRT_Executable_Fingerprint_Args) -> *mut PJRT_Error {
+pub(crate) unsafe extern "C" fn executable_fingerprint(
+    args: *mut PJRT_Executable_Fingerprint_Args,
+) -> *mut PJRT_Error {
     entry("PJRT_Executable_Fingerprint", args, |a| {
         let e = unsafe { executable(a.executable)? };
         a.executable_fingerprint = e.fingerprint.as_ptr() as *const c_char;
@@ -378,7 +417,9 @@ unsafe extern "C" fn free_serialized_compile_options(p: *mut PJRT_SerializedComp
     }
 }
 
-pub(crate) unsafe extern "C" fn executable_serialize(args: *mut PJRT_Executable_Serialize_Args) -> *mut PJRT_Error {
+pub(crate) unsafe extern "C" fn executable_serialize(
+    args: *mut PJRT_Executable_Serialize_Args,
+) -> *mut PJRT_Error {
     entry("PJRT_Executable_Serialize", args, |a| {
         let e = unsafe { executable(a.executable)? };
         let owned = Box::new(OwnedBytes(serialize(&e.source)));
@@ -417,7 +458,11 @@ pub(crate) unsafe fn read_source(
     let format = unsafe { super::guard::string_arg(p.format, p.format_size, "program format")? };
     let code = unsafe { slice(p.code as *const u8, p.code_size, "program code")? }.to_vec();
     let options = unsafe { slice(options as *const u8, options_size, "compile_options")? }.to_vec();
-    Ok(ProgramSource { format, code, options })
+    Ok(ProgramSource {
+        format,
+        code,
+        options,
+    })
 }
 
 #[cfg(test)]
@@ -426,7 +471,11 @@ mod tests {
 
     #[test]
     fn envelope_round_trips_and_rejects_damage() {
-        let src = ProgramSource { format: "mlir".into(), code: vec![1, 2, 3], options: vec![9; 5] };
+        let src = ProgramSource {
+            format: "mlir".into(),
+            code: vec![1, 2, 3],
+            options: vec![9; 5],
+        };
         let bytes = serialize(&src);
         assert_eq!(deserialize(&bytes).unwrap(), src);
         for cut in 0..bytes.len() {
@@ -442,7 +491,11 @@ mod tests {
     fn fingerprint_hash_depends_on_every_part() {
         let a = fnv1a(&[b"mlir", b"code", b"opts"]);
         assert_ne!(a, fnv1a(&[b"mlir", b"code", b"opt2"]));
-        assert_ne!(a, fnv1a(&[b"mlirc", b"ode", b"opts"]), "parts are length-prefixed");
+        assert_ne!(
+            a,
+            fnv1a(&[b"mlirc", b"ode", b"opts"]),
+            "parts are length-prefixed"
+        );
         assert_eq!(a, fnv1a(&[b"mlir", b"code", b"opts"]));
     }
 }

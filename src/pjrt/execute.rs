@@ -32,7 +32,9 @@ struct CompletionGuard(Event);
 impl Drop for CompletionGuard {
     fn drop(&mut self) {
         // No effect if the run already set the event.
-        let _ = self.0.set(Err(apu_compiler::Error::internal("the execution was abandoned before it finished")));
+        let _ = self.0.set(Err(apu_compiler::Error::internal(
+            "the execution was abandoned before it finished",
+        )));
     }
 }
 
@@ -64,14 +66,21 @@ impl DeviceRun {
             .inputs
             .iter()
             .zip(&self.captured)
-            .map(|(b, captured)| captured.clone().map_or_else(|| b.contents_for_consumer(), Ok))
+            .map(|(b, captured)| {
+                captured
+                    .clone()
+                    .map_or_else(|| b.contents_for_consumer(), Ok)
+            })
             .collect::<apu_compiler::Result<Vec<Tensor>>>()
             .and_then(|tensors| run_program(&self.module, &tensors));
         let results = match result {
             Ok(r) if r.len() == self.outputs.len() => r,
             Ok(r) => {
                 let n = self.outputs.len();
-                return self.fail(apu_compiler::Error::internal(format!("the program produced {} results, expected {n}", r.len())));
+                return self.fail(apu_compiler::Error::internal(format!(
+                    "the program produced {} results, expected {n}",
+                    r.len()
+                )));
             }
             Err(e) => return self.fail(e),
         };
@@ -103,11 +112,15 @@ unsafe fn non_donatable_inputs(options: *const PJRT_ExecuteOptions) -> ApiResult
     }
 }
 
-pub(crate) unsafe extern "C" fn loaded_execute(args: *mut PJRT_LoadedExecutable_Execute_Args) -> *mut PJRT_Error {
+pub(crate) unsafe extern "C" fn loaded_execute(
+    args: *mut PJRT_LoadedExecutable_Execute_Args,
+) -> *mut PJRT_Error {
     entry("PJRT_LoadedExecutable_Execute", args, |a| {
         let l = unsafe { loaded(a.executable)? };
         if l.is_deleted() {
-            return Err(ApiError::failed_precondition("PJRT_LoadedExecutable_Execute: the executable was deleted"));
+            return Err(ApiError::failed_precondition(
+                "PJRT_LoadedExecutable_Execute: the executable was deleted",
+            ));
         }
         let exe = &l.exe;
         let targets: Vec<usize> = if !a.execute_device.is_null() {
@@ -163,7 +176,9 @@ pub(crate) unsafe extern "C" fn loaded_execute(args: *mut PJRT_LoadedExecutable_
                 inputs.push(b.buffer.clone());
             }
             if out_lists[d].is_null() && !exe.output_types.is_empty() {
-                return Err(ApiError::invalid_argument("PJRT_LoadedExecutable_Execute: an output list is NULL"));
+                return Err(ApiError::invalid_argument(
+                    "PJRT_LoadedExecutable_Execute: an output list is NULL",
+                ));
             }
             per_device.push(inputs);
         }
@@ -181,19 +196,33 @@ pub(crate) unsafe extern "C" fn loaded_execute(args: *mut PJRT_LoadedExecutable_
             for &i in &donated {
                 inputs[i].mark_donated();
             }
-            let outputs: Vec<BufferPromise> =
-                exe.output_types.iter().map(|t| DeviceBuffer::pending(t.clone(), device)).collect();
+            let outputs: Vec<BufferPromise> = exe
+                .output_types
+                .iter()
+                .map(|t| DeviceBuffer::pending(t.clone(), device))
+                .collect();
             for (k, promise) in outputs.iter().enumerate() {
                 // SAFETY: the caller provides `num_outputs` slots per device.
-                unsafe { *out_lists[d].add(k) = BufferHandle::into_raw(l.client.clone(), promise.buffer().clone()) };
+                unsafe {
+                    *out_lists[d].add(k) =
+                        BufferHandle::into_raw(l.client.clone(), promise.buffer().clone())
+                };
             }
             let done = Event::new();
             if !a.device_complete_events.is_null() {
                 // SAFETY: the caller provides one event slot per device.
                 unsafe { *a.device_complete_events.add(d) = EventHandle::into_raw(done.clone()) };
             }
-            let ready = Event::join_all(&inputs.iter().map(|b| b.ready_event().clone()).collect::<Vec<_>>());
-            let captured = inputs.iter().map(|b| b.contents_for_consumer().ok()).collect();
+            let ready = Event::join_all(
+                &inputs
+                    .iter()
+                    .map(|b| b.ready_event().clone())
+                    .collect::<Vec<_>>(),
+            );
+            let captured = inputs
+                .iter()
+                .map(|b| b.contents_for_consumer().ok())
+                .collect();
             let run = DeviceRun {
                 module: exe.module.clone(),
                 inputs,
@@ -221,7 +250,9 @@ mod tests {
     use apu_compiler::ir::{ElementType, TensorType};
 
     fn fixture(name: &str) -> Vec<u8> {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("compiler/tests/fixtures/vhlo").join(name);
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("compiler/tests/fixtures/vhlo")
+            .join(name);
         std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
     }
 
@@ -233,12 +264,21 @@ mod tests {
     #[test]
     fn execution_waits_for_pending_inputs_without_blocking_the_caller() {
         let state = ClientState::new(1);
-        let source = ProgramSource { format: "mlir".into(), code: fixture("donate.vhlo_v1_0_0.mlirbc"), options: vec![] };
-        let loaded = LoadedExecutable::load(Executable::compile(source).unwrap(), state.clone()).unwrap().into_raw();
+        let source = ProgramSource {
+            format: "mlir".into(),
+            code: fixture("donate.vhlo_v1_0_0.mlirbc"),
+            options: vec![],
+        };
+        let loaded = LoadedExecutable::load(Executable::compile(source).unwrap(), state.clone())
+            .unwrap()
+            .into_raw();
         let ty = TensorType::new(vec![8], ElementType::F32);
         let x_promise = DeviceBuffer::pending(ty.clone(), 0);
         let x = BufferHandle::into_raw(state.clone(), x_promise.buffer().clone());
-        let y = BufferHandle::into_raw(state.clone(), DeviceBuffer::ready(Tensor::from_bytes(ty.clone(), &f32s(&[1.0; 8])).unwrap(), 0));
+        let y = BufferHandle::into_raw(
+            state.clone(),
+            DeviceBuffer::ready(Tensor::from_bytes(ty.clone(), &f32s(&[1.0; 8])).unwrap(), 0),
+        );
         let list = [x, y];
         let lists = [list.as_ptr()];
         let mut out = [std::ptr::null_mut::<PJRT_Buffer>()];
@@ -257,7 +297,10 @@ mod tests {
         let output = unsafe { &*(out[0] as *const BufferHandle) }.buffer.clone();
         let completion = unsafe { &*(done[0] as *const EventHandle) }.event.clone();
         std::thread::sleep(std::time::Duration::from_millis(20));
-        assert!(!output.ready_event().is_ready() && !completion.is_ready(), "nothing can run before x exists");
+        assert!(
+            !output.ready_event().is_ready() && !completion.is_ready(),
+            "nothing can run before x exists"
+        );
         // Deleting an argument after Execute returned must not affect the queued run.
         unsafe { &*(y as *const BufferHandle) }.buffer.delete();
 
@@ -278,8 +321,14 @@ mod tests {
     #[test]
     fn input_errors_reach_outputs_and_completion() {
         let state = ClientState::new(1);
-        let source = ProgramSource { format: "mlir".into(), code: fixture("donate.vhlo_v1_0_0.mlirbc"), options: vec![] };
-        let loaded = LoadedExecutable::load(Executable::compile(source).unwrap(), state.clone()).unwrap().into_raw();
+        let source = ProgramSource {
+            format: "mlir".into(),
+            code: fixture("donate.vhlo_v1_0_0.mlirbc"),
+            options: vec![],
+        };
+        let loaded = LoadedExecutable::load(Executable::compile(source).unwrap(), state.clone())
+            .unwrap()
+            .into_raw();
         let ty = TensorType::new(vec![8], ElementType::F32);
         let x_promise = DeviceBuffer::pending(ty.clone(), 0);
         let x = BufferHandle::into_raw(state.clone(), x_promise.buffer().clone());

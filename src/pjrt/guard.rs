@@ -53,7 +53,10 @@ pub(crate) fn has_field(struct_size: usize, field_end: usize) -> bool {
 macro_rules! field_if_present {
     ($ptr:expr, $ty:ty, $field:ident) => {{
         let p: &$ty = $ptr;
-        let end = $crate::pjrt::guard::end_of_field::<$ty, _>(std::mem::offset_of!($ty, $field), |a| &a.$field);
+        let end =
+            $crate::pjrt::guard::end_of_field::<$ty, _>(std::mem::offset_of!($ty, $field), |a| {
+                &a.$field
+            });
         if $crate::pjrt::guard::has_field(p.struct_size, end) {
             Some(p.$field)
         } else {
@@ -106,12 +109,20 @@ pub(crate) fn entry<A: ArgsStruct>(
             // SAFETY: `size` < size_of::<A>() bytes are readable at `args` (caller's promise)
             // and writable in `local`.
             unsafe {
-                std::ptr::copy_nonoverlapping(args as *const u8, &mut local as *mut A as *mut u8, size);
+                std::ptr::copy_nonoverlapping(
+                    args as *const u8,
+                    &mut local as *mut A as *mut u8,
+                    size,
+                );
             }
             let result = body(&mut local);
             // SAFETY: write back exactly the bytes the caller owns.
             unsafe {
-                std::ptr::copy_nonoverlapping(&local as *const A as *const u8, args as *mut u8, size);
+                std::ptr::copy_nonoverlapping(
+                    &local as *const A as *const u8,
+                    args as *mut u8,
+                    size,
+                );
             }
             result
         }
@@ -125,13 +136,18 @@ pub(crate) fn entry<A: ArgsStruct>(
         Err(panic) => {
             let msg = panic_message(&*panic);
             tracing::error!("{name} panicked: {msg}");
-            ApiError::internal(format!("{name}: internal error (panic contained): {msg}")).into_raw()
+            ApiError::internal(format!("{name}: internal error (panic contained): {msg}"))
+                .into_raw()
         }
     }
 }
 
 /// Like [`entry`] for the few functions that return `void`: failures can only be logged.
-pub(crate) fn entry_void<A: ArgsStruct>(name: &'static str, args: *mut A, body: impl FnOnce(&mut A) -> ApiResult<()>) {
+pub(crate) fn entry_void<A: ArgsStruct>(
+    name: &'static str,
+    args: *mut A,
+    body: impl FnOnce(&mut A) -> ApiResult<()>,
+) {
     let err = entry(name, args, body);
     if !err.is_null() {
         // SAFETY: `entry` just made this error with `ApiError::into_raw`.
@@ -160,7 +176,9 @@ pub(crate) unsafe fn slice<'a, T>(ptr: *const T, len: usize, what: &str) -> ApiR
         return Ok(&[]);
     }
     if ptr.is_null() {
-        return Err(ApiError::invalid_argument(format!("`{what}` is NULL but its length is {len}")));
+        return Err(ApiError::invalid_argument(format!(
+            "`{what}` is NULL but its length is {len}"
+        )));
     }
     Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
 }
@@ -169,7 +187,11 @@ pub(crate) unsafe fn slice<'a, T>(ptr: *const T, len: usize, what: &str) -> ApiR
 ///
 /// # Safety
 /// As for [`slice`].
-pub(crate) unsafe fn string_arg(ptr: *const std::os::raw::c_char, len: usize, what: &str) -> ApiResult<String> {
+pub(crate) unsafe fn string_arg(
+    ptr: *const std::os::raw::c_char,
+    len: usize,
+    what: &str,
+) -> ApiResult<String> {
     let bytes = unsafe { slice(ptr as *const u8, len, what)? };
     Ok(String::from_utf8_lossy(bytes).into_owned())
 }

@@ -22,9 +22,16 @@ pub(crate) unsafe fn layout_byte_strides(
     match layout.type_ {
         PJRT_Buffer_MemoryLayout_Type_Tiled => {
             let tiled = unsafe { &layout.__bindgen_anon_1.tiled };
-            let minor_to_major = unsafe { slice(tiled.minor_to_major, tiled.minor_to_major_size, "minor_to_major")? };
+            let minor_to_major = unsafe {
+                slice(
+                    tiled.minor_to_major,
+                    tiled.minor_to_major_size,
+                    "minor_to_major",
+                )?
+            };
             if tiled.num_tiles > 0 {
-                let sizes = unsafe { slice(tiled.tile_dim_sizes, tiled.num_tiles, "tile_dim_sizes")? };
+                let sizes =
+                    unsafe { slice(tiled.tile_dim_sizes, tiled.num_tiles, "tile_dim_sizes")? };
                 let total: usize = sizes.iter().sum();
                 let dims = unsafe { slice(tiled.tile_dims, total, "tile_dims")? };
                 // A tile of all-1 dimensions does not change the placement of elements.
@@ -34,11 +41,18 @@ pub(crate) unsafe fn layout_byte_strides(
                     )));
                 }
             }
-            byte_strides_for_minor_to_major(shape, minor_to_major, elem_size).map_err(ApiError::from)
+            byte_strides_for_minor_to_major(shape, minor_to_major, elem_size)
+                .map_err(ApiError::from)
         }
         PJRT_Buffer_MemoryLayout_Type_Strides => {
             let strides = unsafe { &layout.__bindgen_anon_1.strides };
-            let s = unsafe { slice(strides.byte_strides, strides.num_byte_strides, "byte_strides")? };
+            let s = unsafe {
+                slice(
+                    strides.byte_strides,
+                    strides.num_byte_strides,
+                    "byte_strides",
+                )?
+            };
             if s.len() != shape.len() {
                 return Err(ApiError::invalid_argument(format!(
                     "{} byte strides for a rank-{} shape {shape:?}",
@@ -48,6 +62,8 @@ pub(crate) unsafe fn layout_byte_strides(
             }
             Ok(s.to_vec())
         }
-        other => Err(ApiError::invalid_argument(format!("unknown memory layout type {other}"))),
+        other => Err(ApiError::invalid_argument(format!(
+            "unknown memory layout type {other}"
+        ))),
     }
 }

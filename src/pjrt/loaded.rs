@@ -50,7 +50,9 @@ impl LoadedExecutable {
             _ => match exe.options.device_ordinal {
                 Some(d) if d >= 0 && replicas * partitions == 1 => {
                     let d = usize::try_from(d).ok().filter(|&i| i < n).ok_or_else(|| {
-                        ApiError::invalid_argument(format!("device_ordinal {d} is out of range for {n} device(s)"))
+                        ApiError::invalid_argument(format!(
+                            "device_ordinal {d} is out of range for {n} device(s)"
+                        ))
                     })?;
                     vec![vec![d]]
                 }
@@ -59,14 +61,28 @@ impl LoadedExecutable {
         };
         let device_indices: Vec<usize> = assignment.concat();
         let logical_ids = (0..replicas)
-            .flat_map(|r| (0..partitions).map(move |p| PJRT_LogicalDeviceIds { replica: r as i32, partition: p as i32 }))
+            .flat_map(|r| {
+                (0..partitions).map(move |p| PJRT_LogicalDeviceIds {
+                    replica: r as i32,
+                    partition: p as i32,
+                })
+            })
             .collect();
-        let devices = PtrList(device_indices.iter().map(|&i| client.device(i).as_raw()).collect());
+        let devices = PtrList(
+            device_indices
+                .iter()
+                .map(|&i| client.device(i).as_raw())
+                .collect(),
+        );
         let proto = DeviceAssignment {
             replica_count: replicas as i64,
             computation_count: partitions as i64,
             computation_devices: (0..partitions)
-                .map(|p| (0..replicas).map(|r| client.device(assignment[r][p]).description.id as i64).collect())
+                .map(|p| {
+                    (0..replicas)
+                        .map(|r| client.device(assignment[r][p]).description.id as i64)
+                        .collect()
+                })
                 .collect(),
         };
         Ok(LoadedExecutable {
@@ -93,7 +109,9 @@ impl LoadedExecutable {
 ///
 /// # Safety
 /// `raw` must be NULL or a live loaded executable.
-pub(crate) unsafe fn loaded<'a>(raw: *const PJRT_LoadedExecutable) -> ApiResult<&'a LoadedExecutable> {
+pub(crate) unsafe fn loaded<'a>(
+    raw: *const PJRT_LoadedExecutable,
+) -> ApiResult<&'a LoadedExecutable> {
     unsafe { handle(raw, "executable") }
 }
 
@@ -110,11 +128,17 @@ args_min_size! {
     PJRT_LoadedExecutable_Fingerprint_Args => executable_fingerprint_size,
 }
 
-pub(crate) unsafe extern "C" fn client_compile(args: *mut PJRT_Client_Compile_Args) -> *mut PJRT_Error {
+pub(crate) unsafe extern "C" fn client_compile(
+    args: *mut PJRT_Client_Compile_Args,
+) -> *mut PJRT_Error {
     entry("PJRT_Client_Compile", args, |a| {
         let c = unsafe { client(a.client)? };
         let source = unsafe { read_source(a.program, a.compile_options, a.compile_options_size)? };
-        tracing::debug!("PJRT_Client_Compile: format {:?}, {} bytes", source.format, source.code.len());
+        tracing::debug!(
+            "PJRT_Client_Compile: format {:?}, {} bytes",
+            source.format,
+            source.code.len()
+        );
         let exe = Executable::compile(source)?;
         a.executable = LoadedExecutable::load(exe, c.state.clone())?.into_raw();
         Ok(())
@@ -126,7 +150,13 @@ pub(crate) unsafe extern "C" fn executable_deserialize_and_load(
 ) -> *mut PJRT_Error {
     entry("PJRT_Executable_DeserializeAndLoad", args, |a| {
         let c = unsafe { client(a.client)? };
-        let bytes = unsafe { slice(a.serialized_executable as *const u8, a.serialized_executable_size, "serialized_executable")? };
+        let bytes = unsafe {
+            slice(
+                a.serialized_executable as *const u8,
+                a.serialized_executable_size,
+                "serialized_executable",
+            )?
+        };
         let mut source = deserialize(bytes)?;
         let overridden = unsafe {
             slice(
@@ -144,7 +174,9 @@ pub(crate) unsafe extern "C" fn executable_deserialize_and_load(
     })
 }
 
-pub(crate) unsafe extern "C" fn loaded_destroy(args: *mut PJRT_LoadedExecutable_Destroy_Args) -> *mut PJRT_Error {
+pub(crate) unsafe extern "C" fn loaded_destroy(
+    args: *mut PJRT_LoadedExecutable_Destroy_Args,
+) -> *mut PJRT_Error {
     entry("PJRT_LoadedExecutable_Destroy", args, |a| {
         if !a.executable.is_null() {
             drop(unsafe { Box::from_raw(a.executable as *mut LoadedExecutable) });
@@ -178,12 +210,16 @@ pub(crate) unsafe extern "C" fn loaded_addressable_devices(
 pub(crate) unsafe extern "C" fn loaded_addressable_device_logical_ids(
     args: *mut PJRT_LoadedExecutable_AddressableDeviceLogicalIds_Args,
 ) -> *mut PJRT_Error {
-    entry("PJRT_LoadedExecutable_AddressableDeviceLogicalIds", args, |a| {
-        let l = unsafe { loaded(a.executable)? };
-        a.addressable_device_logical_ids = l.logical_ids.as_ptr() as *mut PJRT_LogicalDeviceIds;
-        a.num_addressable_device_logical_ids = l.logical_ids.len();
-        Ok(())
-    })
+    entry(
+        "PJRT_LoadedExecutable_AddressableDeviceLogicalIds",
+        args,
+        |a| {
+            let l = unsafe { loaded(a.executable)? };
+            a.addressable_device_logical_ids = l.logical_ids.as_ptr() as *mut PJRT_LogicalDeviceIds;
+            a.num_addressable_device_logical_ids = l.logical_ids.len();
+            Ok(())
+        },
+    )
 }
 
 unsafe extern "C" fn free_device_assignment(p: *mut PJRT_DeviceAssignmentSerialized) {
@@ -200,27 +236,36 @@ pub(crate) unsafe extern "C" fn loaded_get_device_assignment(
         let owned = Box::new(OwnedBytes(l.device_assignment.clone()));
         a.serialized_bytes = owned.0.as_ptr() as *const c_char;
         a.serialized_bytes_size = owned.0.len();
-        a.serialized_device_assignment = Box::into_raw(owned) as *mut PJRT_DeviceAssignmentSerialized;
+        a.serialized_device_assignment =
+            Box::into_raw(owned) as *mut PJRT_DeviceAssignmentSerialized;
         a.serialized_device_assignment_deleter = Some(free_device_assignment);
         Ok(())
     })
 }
 
-pub(crate) unsafe extern "C" fn loaded_delete(args: *mut PJRT_LoadedExecutable_Delete_Args) -> *mut PJRT_Error {
+pub(crate) unsafe extern "C" fn loaded_delete(
+    args: *mut PJRT_LoadedExecutable_Delete_Args,
+) -> *mut PJRT_Error {
     entry("PJRT_LoadedExecutable_Delete", args, |a| {
-        unsafe { loaded(a.executable)? }.deleted.store(true, Ordering::Release);
+        unsafe { loaded(a.executable)? }
+            .deleted
+            .store(true, Ordering::Release);
         Ok(())
     })
 }
 
-pub(crate) unsafe extern "C" fn loaded_is_deleted(args: *mut PJRT_LoadedExecutable_IsDeleted_Args) -> *mut PJRT_Error {
+pub(crate) unsafe extern "C" fn loaded_is_deleted(
+    args: *mut PJRT_LoadedExecutable_IsDeleted_Args,
+) -> *mut PJRT_Error {
     entry("PJRT_LoadedExecutable_IsDeleted", args, |a| {
         a.is_deleted = unsafe { loaded(a.executable)? }.is_deleted();
         Ok(())
     })
 }
 
-pub(crate) unsafe extern "C" fn loaded_fingerprint(args: *mut PJRT_LoadedExecutable_Fingerprint_Args) -> *mut PJRT_Error {
+pub(crate) unsafe extern "C" fn loaded_fingerprint(
+    args: *mut PJRT_LoadedExecutable_Fingerprint_Args,
+) -> *mut PJRT_Error {
     entry("PJRT_LoadedExecutable_Fingerprint", args, |a| {
         let fp = unsafe { loaded(a.executable)? }.exe.fingerprint();
         a.executable_fingerprint = fp.as_ptr() as *const c_char;

@@ -11,6 +11,9 @@ pub fn init() {
         let filter = tracing_subscriber::EnvFilter::try_new(&filter)
             .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
         // Another library in the process may already have installed a subscriber; that is fine.
-        let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter(filter)
+            .with_writer(std::io::stderr)
+            .try_init();
     });
 }

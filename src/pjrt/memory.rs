@@ -41,7 +41,9 @@ unsafe impl Sync for Memory {}
 impl Memory {
     pub fn new(id: usize, device_index: usize) -> Self {
         Memory {
-            header: PJRT_Memory { vtable: &MEMORY_VTABLE.0 },
+            header: PJRT_Memory {
+                vtable: &MEMORY_VTABLE.0,
+            },
             id,
             device_index,
             debug_string: format!("apu:{device_index} device memory"),
@@ -58,7 +60,8 @@ impl Memory {
 
 impl Drop for Memory {
     fn drop(&mut self) {
-        let entries = std::mem::take(&mut *self.user_data.lock().unwrap_or_else(|p| p.into_inner()));
+        let entries =
+            std::mem::take(&mut *self.user_data.lock().unwrap_or_else(|p| p.into_inner()));
         for e in entries {
             if let Some(dtor) = e.dtor {
                 // SAFETY: the framework registered this destructor for this data.
@@ -96,7 +99,9 @@ unsafe extern "C" fn get_user_data(memory: *mut PJRT_Memory, key: *const c_void)
     }
     let m = unsafe { &*(memory as *const Memory) };
     let list = m.user_data.lock().unwrap_or_else(|p| p.into_inner());
-    list.iter().find(|e| e.key == key as usize).map_or(std::ptr::null_mut(), |e| e.data as *mut c_void)
+    list.iter()
+        .find(|e| e.key == key as usize)
+        .map_or(std::ptr::null_mut(), |e| e.data as *mut c_void)
 }
 
 unsafe extern "C" fn set_user_data(
@@ -111,12 +116,24 @@ unsafe extern "C" fn set_user_data(
     let m = unsafe { &*(memory as *const Memory) };
     let replaced = {
         let mut list = m.user_data.lock().unwrap_or_else(|p| p.into_inner());
-        let old = list.iter().position(|e| e.key == key as usize).map(|i| list.remove(i));
-        list.push(UserData { key: key as usize, data: data as usize, dtor });
+        let old = list
+            .iter()
+            .position(|e| e.key == key as usize)
+            .map(|i| list.remove(i));
+        list.push(UserData {
+            key: key as usize,
+            data: data as usize,
+            dtor,
+        });
         old
     };
     // Destroy replaced data outside the lock: its destructor may call back into us.
-    if let Some(UserData { data, dtor: Some(dtor), .. }) = replaced {
+    if let Some(UserData {
+        data,
+        dtor: Some(dtor),
+        ..
+    }) = replaced
+    {
         unsafe { dtor(data as *mut c_void) };
     }
 }
@@ -148,7 +165,9 @@ pub(crate) unsafe extern "C" fn memory_kind(args: *mut PJRT_Memory_Kind_Args) ->
     })
 }
 
-pub(crate) unsafe extern "C" fn memory_kind_id(args: *mut PJRT_Memory_Kind_Id_Args) -> *mut PJRT_Error {
+pub(crate) unsafe extern "C" fn memory_kind_id(
+    args: *mut PJRT_Memory_Kind_Id_Args,
+) -> *mut PJRT_Error {
     entry("PJRT_Memory_Kind_Id", args, |a| {
         unsafe { memory(a.memory)? };
         a.kind_id = MEMORY_KIND_ID;
@@ -156,7 +175,9 @@ pub(crate) unsafe extern "C" fn memory_kind_id(args: *mut PJRT_Memory_Kind_Id_Ar
     })
 }
 
-pub(crate) unsafe extern "C" fn memory_debug_string(args: *mut PJRT_Memory_DebugString_Args) -> *mut PJRT_Error {
+pub(crate) unsafe extern "C" fn memory_debug_string(
+    args: *mut PJRT_Memory_DebugString_Args,
+) -> *mut PJRT_Error {
     entry("PJRT_Memory_DebugString", args, |a| {
         let m = unsafe { memory(a.memory)? };
         a.debug_string = m.debug_string.as_ptr() as *const c_char;
@@ -165,7 +186,9 @@ pub(crate) unsafe extern "C" fn memory_debug_string(args: *mut PJRT_Memory_Debug
     })
 }
 
-pub(crate) unsafe extern "C" fn memory_to_string(args: *mut PJRT_Memory_ToString_Args) -> *mut PJRT_Error {
+pub(crate) unsafe extern "C" fn memory_to_string(
+    args: *mut PJRT_Memory_ToString_Args,
+) -> *mut PJRT_Error {
     entry("PJRT_Memory_ToString", args, |a| {
         let m = unsafe { memory(a.memory)? };
         a.to_string = m.to_string.as_ptr() as *const c_char;

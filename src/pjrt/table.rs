@@ -64,7 +64,9 @@ pub(crate) static API: SyncApi = SyncApi(PJRT_Api {
     PJRT_Executable_NumReplicas: Some(executable::executable_num_replicas),
     PJRT_Executable_NumPartitions: Some(executable::executable_num_partitions),
     PJRT_Executable_NumOutputs: Some(executable::executable_num_outputs),
-    PJRT_Executable_SizeOfGeneratedCodeInBytes: Some(executable::executable_size_of_generated_code_in_bytes),
+    PJRT_Executable_SizeOfGeneratedCodeInBytes: Some(
+        executable::executable_size_of_generated_code_in_bytes,
+    ),
     PJRT_Executable_GetCostAnalysis: Some(stubs::PJRT_Executable_GetCostAnalysis),
     PJRT_Executable_OutputMemoryKinds: Some(executable::executable_output_memory_kinds),
     PJRT_Executable_OptimizedProgram: Some(executable::executable_optimized_program),
@@ -93,9 +95,15 @@ pub(crate) static API: SyncApi = SyncApi(PJRT_Api {
     PJRT_Buffer_IsOnCpu: Some(buffer::buffer_is_on_cpu),
     PJRT_Buffer_ReadyEvent: Some(buffer::buffer_ready_event),
     PJRT_Buffer_UnsafePointer: Some(buffer::buffer_unsafe_pointer),
-    PJRT_Buffer_IncreaseExternalReferenceCount: Some(buffer::buffer_increase_external_reference_count),
-    PJRT_Buffer_DecreaseExternalReferenceCount: Some(buffer::buffer_decrease_external_reference_count),
-    PJRT_Buffer_OpaqueDeviceMemoryDataPointer: Some(buffer::buffer_opaque_device_memory_data_pointer),
+    PJRT_Buffer_IncreaseExternalReferenceCount: Some(
+        buffer::buffer_increase_external_reference_count,
+    ),
+    PJRT_Buffer_DecreaseExternalReferenceCount: Some(
+        buffer::buffer_decrease_external_reference_count,
+    ),
+    PJRT_Buffer_OpaqueDeviceMemoryDataPointer: Some(
+        buffer::buffer_opaque_device_memory_data_pointer,
+    ),
     PJRT_CopyToDeviceStream_Destroy: Some(stubs::PJRT_CopyToDeviceStream_Destroy),
     PJRT_CopyToDeviceStream_AddChunk: Some(stubs::PJRT_CopyToDeviceStream_AddChunk),
     PJRT_CopyToDeviceStream_TotalBytes: Some(stubs::PJRT_CopyToDeviceStream_TotalBytes),
@@ -105,7 +113,9 @@ pub(crate) static API: SyncApi = SyncApi(PJRT_Api {
     PJRT_TopologyDescription_Destroy: Some(topology::topology_destroy),
     PJRT_TopologyDescription_PlatformName: Some(topology::topology_platform_name),
     PJRT_TopologyDescription_PlatformVersion: Some(topology::topology_platform_version),
-    PJRT_TopologyDescription_GetDeviceDescriptions: Some(topology::topology_get_device_descriptions),
+    PJRT_TopologyDescription_GetDeviceDescriptions: Some(
+        topology::topology_get_device_descriptions,
+    ),
     PJRT_TopologyDescription_Serialize: Some(stubs::PJRT_TopologyDescription_Serialize),
     PJRT_TopologyDescription_Attributes: Some(topology::topology_attributes),
     PJRT_Compile: Some(stubs::PJRT_Compile),
@@ -120,15 +130,33 @@ pub(crate) static API: SyncApi = SyncApi(PJRT_Api {
     PJRT_ExecuteContext_Create: Some(stubs::PJRT_ExecuteContext_Create),
     PJRT_ExecuteContext_Destroy: Some(stubs::PJRT_ExecuteContext_Destroy),
     PJRT_Buffer_CopyRawToHost: Some(buffer::buffer_copy_raw_to_host),
-    PJRT_AsyncHostToDeviceTransferManager_Destroy: Some(stubs::PJRT_AsyncHostToDeviceTransferManager_Destroy),
-    PJRT_AsyncHostToDeviceTransferManager_TransferData: Some(stubs::PJRT_AsyncHostToDeviceTransferManager_TransferData),
-    PJRT_Client_CreateBuffersForAsyncHostToDevice: Some(stubs::PJRT_Client_CreateBuffersForAsyncHostToDevice),
-    PJRT_AsyncHostToDeviceTransferManager_RetrieveBuffer: Some(stubs::PJRT_AsyncHostToDeviceTransferManager_RetrieveBuffer),
-    PJRT_AsyncHostToDeviceTransferManager_Device: Some(stubs::PJRT_AsyncHostToDeviceTransferManager_Device),
-    PJRT_AsyncHostToDeviceTransferManager_BufferCount: Some(stubs::PJRT_AsyncHostToDeviceTransferManager_BufferCount),
-    PJRT_AsyncHostToDeviceTransferManager_BufferSize: Some(stubs::PJRT_AsyncHostToDeviceTransferManager_BufferSize),
-    PJRT_AsyncHostToDeviceTransferManager_SetBufferError: Some(stubs::PJRT_AsyncHostToDeviceTransferManager_SetBufferError),
-    PJRT_AsyncHostToDeviceTransferManager_AddMetadata: Some(stubs::PJRT_AsyncHostToDeviceTransferManager_AddMetadata),
+    PJRT_AsyncHostToDeviceTransferManager_Destroy: Some(
+        stubs::PJRT_AsyncHostToDeviceTransferManager_Destroy,
+    ),
+    PJRT_AsyncHostToDeviceTransferManager_TransferData: Some(
+        stubs::PJRT_AsyncHostToDeviceTransferManager_TransferData,
+    ),
+    PJRT_Client_CreateBuffersForAsyncHostToDevice: Some(
+        stubs::PJRT_Client_CreateBuffersForAsyncHostToDevice,
+    ),
+    PJRT_AsyncHostToDeviceTransferManager_RetrieveBuffer: Some(
+        stubs::PJRT_AsyncHostToDeviceTransferManager_RetrieveBuffer,
+    ),
+    PJRT_AsyncHostToDeviceTransferManager_Device: Some(
+        stubs::PJRT_AsyncHostToDeviceTransferManager_Device,
+    ),
+    PJRT_AsyncHostToDeviceTransferManager_BufferCount: Some(
+        stubs::PJRT_AsyncHostToDeviceTransferManager_BufferCount,
+    ),
+    PJRT_AsyncHostToDeviceTransferManager_BufferSize: Some(
+        stubs::PJRT_AsyncHostToDeviceTransferManager_BufferSize,
+    ),
+    PJRT_AsyncHostToDeviceTransferManager_SetBufferError: Some(
+        stubs::PJRT_AsyncHostToDeviceTransferManager_SetBufferError,
+    ),
+    PJRT_AsyncHostToDeviceTransferManager_AddMetadata: Some(
+        stubs::PJRT_AsyncHostToDeviceTransferManager_AddMetadata,
+    ),
     PJRT_Client_DmaMap: Some(stubs::PJRT_Client_DmaMap),
     PJRT_Client_DmaUnmap: Some(stubs::PJRT_Client_DmaUnmap),
     PJRT_Client_CreateUninitializedBuffer: Some(buffer::client_create_uninitialized_buffer),
@@ -138,7 +166,9 @@ pub(crate) static API: SyncApi = SyncApi(PJRT_Api {
     PJRT_Client_FulfillAliasBuffer: Some(stubs::PJRT_Client_FulfillAliasBuffer),
     PJRT_LoadedExecutable_GetDeviceAssignment: Some(loaded::loaded_get_device_assignment),
     PJRT_Client_CreateErrorBuffer: Some(stubs::PJRT_Client_CreateErrorBuffer),
-    PJRT_AsyncHostToDeviceTransferManager_TransferLiteral: Some(stubs::PJRT_AsyncHostToDeviceTransferManager_TransferLiteral),
+    PJRT_AsyncHostToDeviceTransferManager_TransferLiteral: Some(
+        stubs::PJRT_AsyncHostToDeviceTransferManager_TransferLiteral,
+    ),
     PJRT_Buffer_CopyRawToHostFuture: Some(stubs::PJRT_Buffer_CopyRawToHostFuture),
     PJRT_Device_PoisonExecution: Some(stubs::PJRT_Device_PoisonExecution),
     PJRT_Device_CreateAsyncTrackingEvent: Some(stubs::PJRT_Device_CreateAsyncTrackingEvent),
@@ -149,14 +179,20 @@ pub(crate) static API: SyncApi = SyncApi(PJRT_Api {
     PJRT_Event_Set: Some(event::event_set),
     PJRT_Device_GetAttributes: Some(device::device_get_attributes),
     PJRT_Client_Load: Some(stubs::PJRT_Client_Load),
-    PJRT_LoadedExecutable_AddressableDeviceLogicalIds: Some(loaded::loaded_addressable_device_logical_ids),
+    PJRT_LoadedExecutable_AddressableDeviceLogicalIds: Some(
+        loaded::loaded_addressable_device_logical_ids,
+    ),
     PJRT_Buffer_Bitcast: Some(stubs::PJRT_Buffer_Bitcast),
     PJRT_Error_ForEachPayload: Some(error::error_for_each_payload),
     PJRT_TopologyDescription_Fingerprint: Some(topology::topology_fingerprint),
     PJRT_Executable_ParameterMemoryKinds: Some(executable::executable_parameter_memory_kinds),
     PJRT_Device_ClearMemoryStats: Some(device::device_clear_memory_stats),
-    PJRT_TopologyDescription_MakeCanonicalShapeForMemorySpace: Some(stubs::PJRT_TopologyDescription_MakeCanonicalShapeForMemorySpace),
-    PJRT_TopologyDescription_GetMemorySpaceKindIds: Some(topology::topology_get_memory_space_kind_ids),
+    PJRT_TopologyDescription_MakeCanonicalShapeForMemorySpace: Some(
+        stubs::PJRT_TopologyDescription_MakeCanonicalShapeForMemorySpace,
+    ),
+    PJRT_TopologyDescription_GetMemorySpaceKindIds: Some(
+        topology::topology_get_memory_space_kind_ids,
+    ),
 });
 
 #[cfg(test)]
@@ -177,19 +213,28 @@ mod tests {
     #[test]
     fn jaxlib_struct_sizes_pass_the_guard() {
         accepts::<PJRT_Buffer_CopyToMemory_Args>("Buffer_CopyToMemory", 40);
-        accepts::<PJRT_Buffer_DecreaseExternalReferenceCount_Args>("Buffer_DecreaseExternalReferenceCount", 24);
+        accepts::<PJRT_Buffer_DecreaseExternalReferenceCount_Args>(
+            "Buffer_DecreaseExternalReferenceCount",
+            24,
+        );
         accepts::<PJRT_Buffer_Delete_Args>("Buffer_Delete", 24);
         accepts::<PJRT_Buffer_Destroy_Args>("Buffer_Destroy", 24);
         accepts::<PJRT_Buffer_Device_Args>("Buffer_Device", 32);
         accepts::<PJRT_Buffer_Dimensions_Args>("Buffer_Dimensions", 40);
         accepts::<PJRT_Buffer_DynamicDimensionIndices_Args>("Buffer_DynamicDimensionIndices", 40);
         accepts::<PJRT_Buffer_ElementType_Args>("Buffer_ElementType", 28);
-        accepts::<PJRT_Buffer_IncreaseExternalReferenceCount_Args>("Buffer_IncreaseExternalReferenceCount", 24);
+        accepts::<PJRT_Buffer_IncreaseExternalReferenceCount_Args>(
+            "Buffer_IncreaseExternalReferenceCount",
+            24,
+        );
         accepts::<PJRT_Buffer_IsDeleted_Args>("Buffer_IsDeleted", 25);
         accepts::<PJRT_Buffer_IsOnCpu_Args>("Buffer_IsOnCpu", 25);
         accepts::<PJRT_Buffer_Memory_Args>("Buffer_Memory", 32);
         accepts::<PJRT_Buffer_OnDeviceSizeInBytes_Args>("Buffer_OnDeviceSizeInBytes", 32);
-        accepts::<PJRT_Buffer_OpaqueDeviceMemoryDataPointer_Args>("Buffer_OpaqueDeviceMemoryDataPointer", 32);
+        accepts::<PJRT_Buffer_OpaqueDeviceMemoryDataPointer_Args>(
+            "Buffer_OpaqueDeviceMemoryDataPointer",
+            32,
+        );
         accepts::<PJRT_Buffer_ReadyEvent_Args>("Buffer_ReadyEvent", 32);
         accepts::<PJRT_Buffer_ToHostBuffer_Args>("Buffer_ToHostBuffer", 56);
         accepts::<PJRT_Buffer_UnsafePointer_Args>("Buffer_UnsafePointer", 32);
@@ -227,17 +272,29 @@ mod tests {
         accepts::<PJRT_Event_OnReady_Args>("Event_OnReady", 40);
         accepts::<PJRT_Executable_Destroy_Args>("Executable_Destroy", 24);
         accepts::<PJRT_Executable_Fingerprint_Args>("Executable_Fingerprint", 40);
-        accepts::<PJRT_Executable_GetCompiledMemoryStats_Args>("Executable_GetCompiledMemoryStats", 144);
+        accepts::<PJRT_Executable_GetCompiledMemoryStats_Args>(
+            "Executable_GetCompiledMemoryStats",
+            144,
+        );
         accepts::<PJRT_Executable_NumOutputs_Args>("Executable_NumOutputs", 32);
         accepts::<PJRT_Executable_NumPartitions_Args>("Executable_NumPartitions", 32);
         accepts::<PJRT_Executable_NumReplicas_Args>("Executable_NumReplicas", 32);
         accepts::<PJRT_Executable_OptimizedProgram_Args>("Executable_OptimizedProgram", 32);
         accepts::<PJRT_Executable_OutputMemoryKinds_Args>("Executable_OutputMemoryKinds", 48);
-        accepts::<PJRT_LoadedExecutable_AddressableDeviceLogicalIds_Args>("LoadedExecutable_AddressableDeviceLogicalIds", 40);
-        accepts::<PJRT_LoadedExecutable_AddressableDevices_Args>("LoadedExecutable_AddressableDevices", 40);
+        accepts::<PJRT_LoadedExecutable_AddressableDeviceLogicalIds_Args>(
+            "LoadedExecutable_AddressableDeviceLogicalIds",
+            40,
+        );
+        accepts::<PJRT_LoadedExecutable_AddressableDevices_Args>(
+            "LoadedExecutable_AddressableDevices",
+            40,
+        );
         accepts::<PJRT_LoadedExecutable_Destroy_Args>("LoadedExecutable_Destroy", 24);
         accepts::<PJRT_LoadedExecutable_Execute_Args>("LoadedExecutable_Execute", 80);
-        accepts::<PJRT_LoadedExecutable_GetDeviceAssignment_Args>("LoadedExecutable_GetDeviceAssignment", 56);
+        accepts::<PJRT_LoadedExecutable_GetDeviceAssignment_Args>(
+            "LoadedExecutable_GetDeviceAssignment",
+            56,
+        );
         accepts::<PJRT_LoadedExecutable_GetExecutable_Args>("LoadedExecutable_GetExecutable", 32);
         accepts::<PJRT_Memory_AddressableByDevices_Args>("Memory_AddressableByDevices", 40);
         accepts::<PJRT_Memory_DebugString_Args>("Memory_DebugString", 40);
@@ -247,7 +304,13 @@ mod tests {
         accepts::<PJRT_Plugin_Initialize_Args>("Plugin_Initialize", 16);
         accepts::<PJRT_TopologyDescription_Attributes_Args>("TopologyDescription_Attributes", 40);
         accepts::<PJRT_TopologyDescription_Fingerprint_Args>("TopologyDescription_Fingerprint", 32);
-        accepts::<PJRT_TopologyDescription_PlatformName_Args>("TopologyDescription_PlatformName", 40);
-        accepts::<PJRT_TopologyDescription_PlatformVersion_Args>("TopologyDescription_PlatformVersion", 40);
+        accepts::<PJRT_TopologyDescription_PlatformName_Args>(
+            "TopologyDescription_PlatformName",
+            40,
+        );
+        accepts::<PJRT_TopologyDescription_PlatformVersion_Args>(
+            "TopologyDescription_PlatformVersion",
+            40,
+        );
     }
 }

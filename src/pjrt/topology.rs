@@ -20,7 +20,10 @@ impl Topology {
         let n = descriptions.len();
         Topology {
             attributes: NamedValues::new(vec![("num_devices".into(), AttrValue::Int(n as i64))]),
-            fingerprint: super::executable::fnv1a(&[PLATFORM_NAME.as_bytes(), &(n as u64).to_le_bytes()]),
+            fingerprint: super::executable::fnv1a(&[
+                PLATFORM_NAME.as_bytes(),
+                &(n as u64).to_le_bytes(),
+            ]),
             descriptions: PtrList(descriptions),
         }
     }
@@ -44,7 +47,9 @@ args_min_size! {
 }
 
 /// Every topology apu hands out belongs to its client, so destroying one is a no-op.
-pub(crate) unsafe extern "C" fn topology_destroy(args: *mut PJRT_TopologyDescription_Destroy_Args) -> *mut PJRT_Error {
+pub(crate) unsafe extern "C" fn topology_destroy(
+    args: *mut PJRT_TopologyDescription_Destroy_Args,
+) -> *mut PJRT_Error {
     entry("PJRT_TopologyDescription_Destroy", args, |_| Ok(()))
 }
 
@@ -73,12 +78,16 @@ pub(crate) unsafe extern "C" fn topology_platform_version(
 pub(crate) unsafe extern "C" fn topology_get_device_descriptions(
     args: *mut PJRT_TopologyDescription_GetDeviceDescriptions_Args,
 ) -> *mut PJRT_Error {
-    entry("PJRT_TopologyDescription_GetDeviceDescriptions", args, |a| {
-        let t = unsafe { topology(a.topology)? };
-        a.descriptions = t.descriptions.as_ptr();
-        a.num_descriptions = t.descriptions.len();
-        Ok(())
-    })
+    entry(
+        "PJRT_TopologyDescription_GetDeviceDescriptions",
+        args,
+        |a| {
+            let t = unsafe { topology(a.topology)? };
+            a.descriptions = t.descriptions.as_ptr();
+            a.num_descriptions = t.descriptions.len();
+            Ok(())
+        },
+    )
 }
 
 pub(crate) unsafe extern "C" fn topology_attributes(
@@ -110,10 +119,14 @@ static MEMORY_KIND_IDS: [i32; 1] = [super::memory::MEMORY_KIND_ID];
 pub(crate) unsafe extern "C" fn topology_get_memory_space_kind_ids(
     args: *mut PJRT_TopologyDescription_GetMemorySpaceKindIds_Args,
 ) -> *mut PJRT_Error {
-    entry("PJRT_TopologyDescription_GetMemorySpaceKindIds", args, |a| {
-        unsafe { topology(a.topology)? };
-        a.memory_space_kind_ids = MEMORY_KIND_IDS.as_ptr();
-        a.num_memory_space_kind_ids = MEMORY_KIND_IDS.len();
-        Ok(())
-    })
+    entry(
+        "PJRT_TopologyDescription_GetMemorySpaceKindIds",
+        args,
+        |a| {
+            unsafe { topology(a.topology)? };
+            a.memory_space_kind_ids = MEMORY_KIND_IDS.as_ptr();
+            a.num_memory_space_kind_ids = MEMORY_KIND_IDS.len();
+            Ok(())
+        },
+    )
 }

@@ -38,14 +38,26 @@ const PAIRS: [(PJRT_Buffer_Type, ElementType); 26] = [
 
 /// The element type of a PJRT buffer type, or UNIMPLEMENTED naming it.
 pub(crate) fn element_type(t: PJRT_Buffer_Type) -> ApiResult<ElementType> {
-    PAIRS.iter().find(|(p, _)| *p == t).map(|(_, e)| *e).ok_or_else(|| {
-        ApiError::unimplemented(format!("PJRT buffer type {} ({}) is not supported by apu", t, pjrt_type_name(t)))
-    })
+    PAIRS
+        .iter()
+        .find(|(p, _)| *p == t)
+        .map(|(_, e)| *e)
+        .ok_or_else(|| {
+            ApiError::unimplemented(format!(
+                "PJRT buffer type {} ({}) is not supported by apu",
+                t,
+                pjrt_type_name(t)
+            ))
+        })
 }
 
 /// The PJRT buffer type of an element type (total: every IR type has one).
 pub(crate) fn pjrt_type(e: ElementType) -> PJRT_Buffer_Type {
-    PAIRS.iter().find(|(_, x)| *x == e).map(|(p, _)| *p).unwrap_or(PJRT_Buffer_Type_INVALID)
+    PAIRS
+        .iter()
+        .find(|(_, x)| *x == e)
+        .map(|(p, _)| *p)
+        .unwrap_or(PJRT_Buffer_Type_INVALID)
 }
 
 fn pjrt_type_name(t: PJRT_Buffer_Type) -> &'static str {

@@ -1,5 +1,5 @@
 //! Test helpers that drive the plugin through its `PJRT_Api` table, the way a framework does.
-#![allow(dead_code)]
+#![allow(dead_code, clippy::macro_metavars_in_unsafe)]
 
 pub use apu_pjrt_api::*;
 use std::os::raw::c_char;
@@ -43,22 +43,29 @@ pub fn check(err: *mut PJRT_Error) -> Result<(), Failure> {
     let message = unsafe { str_from(msg.message, msg.message_size) };
     let mut destroy = args!(PJRT_Error_Destroy_Args { error: err });
     unsafe { api.PJRT_Error_Destroy.unwrap()(&mut destroy) };
-    Err(Failure { code: code.code, message })
+    Err(Failure {
+        code: code.code,
+        message,
+    })
 }
 
 /// Calls a table slot with args, returning Ok or the failure.
 #[macro_export]
 macro_rules! call {
-    ($slot:ident, $args:expr) => {
-        $crate::common::check(unsafe { $crate::common::api().$slot.expect(stringify!($slot))($args) })
-    };
+    ($slot:ident, $args:expr) => {{
+        let args = $args;
+        $crate::common::check(unsafe {
+            $crate::common::api().$slot.expect(stringify!($slot))(args)
+        })
+    }};
 }
 
 pub unsafe fn str_from(ptr: *const c_char, len: usize) -> String {
     if len == 0 {
         return String::new();
     }
-    String::from_utf8_lossy(unsafe { std::slice::from_raw_parts(ptr as *const u8, len) }).into_owned()
+    String::from_utf8_lossy(unsafe { std::slice::from_raw_parts(ptr as *const u8, len) })
+        .into_owned()
 }
 
 pub struct Client(pub *mut PJRT_Client);
@@ -85,7 +92,8 @@ impl Client {
     pub fn memories(&self) -> Vec<*mut PJRT_Memory> {
         let mut a = args!(PJRT_Client_AddressableMemories_Args { client: self.0 });
         call!(PJRT_Client_AddressableMemories, &mut a).unwrap();
-        unsafe { std::slice::from_raw_parts(a.addressable_memories, a.num_addressable_memories) }.to_vec()
+        unsafe { std::slice::from_raw_parts(a.addressable_memories, a.num_addressable_memories) }
+            .to_vec()
     }
     pub fn default_memory(&self, device: *mut PJRT_Device) -> *mut PJRT_Memory {
         let mut a = args!(PJRT_Device_DefaultMemory_Args { device: device });
@@ -114,7 +122,10 @@ impl Client {
             memory: self.default_memory(device),
         });
         call!(PJRT_Client_BufferFromHostBuffer, &mut a)?;
-        assert!(!a.done_with_host_buffer.is_null(), "done_with_host_buffer must never be NULL");
+        assert!(
+            !a.done_with_host_buffer.is_null(),
+            "done_with_host_buffer must never be NULL"
+        );
         await_event(a.done_with_host_buffer).unwrap();
         destroy_event(a.done_with_host_buffer);
         Ok(Buffer(a.buffer))
@@ -135,8 +146,14 @@ impl Buffer {
     pub fn to_host(&self) -> Result<Vec<u8>, Failure> {
         self.to_host_with_layout(std::ptr::null_mut())
     }
-    pub fn to_host_with_layout(&self, layout: *mut PJRT_Buffer_MemoryLayout) -> Result<Vec<u8>, Failure> {
-        let mut q = args!(PJRT_Buffer_ToHostBuffer_Args { src: self.0, host_layout: layout });
+    pub fn to_host_with_layout(
+        &self,
+        layout: *mut PJRT_Buffer_MemoryLayout,
+    ) -> Result<Vec<u8>, Failure> {
+        let mut q = args!(PJRT_Buffer_ToHostBuffer_Args {
+            src: self.0,
+            host_layout: layout
+        });
         call!(PJRT_Buffer_ToHostBuffer, &mut q)?;
         assert!(q.event.is_null(), "a size query returns no event");
         let mut out = vec![0u8; q.dst_size];
@@ -191,7 +208,10 @@ pub fn f32_bytes(values: &[f32]) -> Vec<u8> {
 }
 
 pub fn f32_values(bytes: &[u8]) -> Vec<f32> {
-    bytes.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect()
+    bytes
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
 }
 
 pub struct Loaded(pub *mut PJRT_LoadedExecutable);
@@ -217,7 +237,11 @@ impl Client {
 
 impl Loaded {
     /// Runs on the executable's single device; waits for completion.
-    pub fn execute(&self, inputs: &[&Buffer], non_donatable: &[i64]) -> Result<Vec<Buffer>, Failure> {
+    pub fn execute(
+        &self,
+        inputs: &[&Buffer],
+        non_donatable: &[i64],
+    ) -> Result<Vec<Buffer>, Failure> {
         let num_outputs = self.with_executable(|e| {
             let mut n = args!(PJRT_Executable_NumOutputs_Args { executable: e });
             call!(PJRT_Executable_NumOutputs, &mut n).unwrap();
@@ -251,10 +275,14 @@ impl Loaded {
 
     /// Calls `f` with a temporary `PJRT_Executable` of this loaded executable.
     pub fn with_executable<T>(&self, f: impl FnOnce(*mut PJRT_Executable) -> T) -> T {
-        let mut g = args!(PJRT_LoadedExecutable_GetExecutable_Args { loaded_executable: self.0 });
+        let mut g = args!(PJRT_LoadedExecutable_GetExecutable_Args {
+            loaded_executable: self.0
+        });
         call!(PJRT_LoadedExecutable_GetExecutable, &mut g).unwrap();
         let out = f(g.executable);
-        let mut d = args!(PJRT_Executable_Destroy_Args { executable: g.executable });
+        let mut d = args!(PJRT_Executable_Destroy_Args {
+            executable: g.executable
+        });
         call!(PJRT_Executable_Destroy, &mut d).unwrap();
         out
     }
@@ -282,6 +310,8 @@ pub fn samples_dir() -> Option<std::path::PathBuf> {
 }
 
 pub fn fixture(name: &str) -> Vec<u8> {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("compiler/tests/fixtures/vhlo").join(name);
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("compiler/tests/fixtures/vhlo")
+        .join(name);
     std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
