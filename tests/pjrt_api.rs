@@ -191,6 +191,11 @@ fn host_buffer_round_trips_with_strides_and_layouts() {
             vec![0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
         );
     }
+    let e = client
+        .buffer_from_host(&col_major, PJRT_Buffer_Type_F32, &[2, 3], None, PJRT_HostBufferSemantics_kMutableZeroCopy)
+        .err()
+        .unwrap();
+    assert_eq!(e.code, PJRT_Error_Code_UNIMPLEMENTED);
     let b = client
         .buffer_from_host(&col_major, PJRT_Buffer_Type_F32, &[2, 3], Some(&[4, 8]), 0)
         .unwrap();

@@ -158,6 +158,13 @@ pub(crate) unsafe extern "C" fn client_buffer_from_host_buffer(
 ) -> *mut PJRT_Error {
     entry("PJRT_Client_BufferFromHostBuffer", args, |a| {
         let c = unsafe { client(a.client)? };
+        if a.host_buffer_semantics == PJRT_HostBufferSemantics_kMutableZeroCopy {
+            // The caller would expect later writes to its memory to show up on the device; apu
+            // copies, so it cannot honour that.
+            return Err(ApiError::unimplemented(
+                "PJRT_Client_BufferFromHostBuffer: kMutableZeroCopy is not supported; apu copies host data",
+            ));
+        }
         let ty = unsafe { tensor_type(a.dims, a.num_dims, a.type_)? };
         let device = c.state.target_device(a.device, a.memory)?;
         unsafe { check_device_layout(a.device_layout, &ty)? };
