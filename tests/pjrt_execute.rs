@@ -276,6 +276,16 @@ fn client_with_devices(n: i64) -> Client {
 }
 
 #[test]
+fn partitioned_programs_are_refused_at_compile_time() {
+    let client = client_with_devices(2);
+    // executable_build_options { num_partitions: 2 }
+    let options = [(3 << 3) | 2, 2, 5 << 3, 2];
+    let e = client.compile("mlir", &fixture("donate.vhlo_v1_0_0.mlirbc"), &options).err().unwrap();
+    assert_eq!(e.code, PJRT_Error_Code_UNIMPLEMENTED);
+    assert!(e.message.contains("partitioned over 2 devices"), "{}", e.message);
+}
+
+#[test]
 fn replicated_program_runs_once_per_device() {
     let client = client_with_devices(2);
     let exe = client

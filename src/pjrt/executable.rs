@@ -108,6 +108,12 @@ impl Executable {
         };
         let num_replicas = positive(options.num_replicas, module.num_replicas);
         let num_partitions = positive(options.num_partitions, module.num_partitions);
+        if num_partitions > 1 {
+            return Err(ApiError::unimplemented(format!(
+                "the program is partitioned over {num_partitions} devices (SPMD); apu runs each replica on one device \
+                 and does not partition programs"
+            )));
+        }
         let name = if module.name.is_empty() {
             "main".to_string()
         } else {
