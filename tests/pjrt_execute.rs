@@ -280,9 +280,16 @@ fn partitioned_programs_are_refused_at_compile_time() {
     let client = client_with_devices(2);
     // executable_build_options { num_partitions: 2 }
     let options = [(3 << 3) | 2, 2, 5 << 3, 2];
-    let e = client.compile("mlir", &fixture("donate.vhlo_v1_0_0.mlirbc"), &options).err().unwrap();
+    let e = client
+        .compile("mlir", &fixture("donate.vhlo_v1_0_0.mlirbc"), &options)
+        .err()
+        .unwrap();
     assert_eq!(e.code, PJRT_Error_Code_UNIMPLEMENTED);
-    assert!(e.message.contains("partitioned over 2 devices"), "{}", e.message);
+    assert!(
+        e.message.contains("partitioned over 2 devices"),
+        "{}",
+        e.message
+    );
 }
 
 #[test]
@@ -441,4 +448,66 @@ fn execute_options_of_jaxlib_size_are_honoured() {
         x.is_deleted(),
         "the short options struct has no non-donatable list, so x is donated"
     );
+}
+
+#[test]
+fn error_buffers_fail_their_consumers() {
+    let client = Client::new();
+    let exe = donate_program(&client);
+    let dims = [8i64];
+    let msg = "producer failed";
+    let mut a = args!(PJRT_Client_CreateErrorBuffer_Args {
+        client: client.0,
+        error_code: PJRT_Error_Code_ABORTED,
+        error_message: msg.as_ptr() as *const _,
+        error_message_size: msg.len(),
+        shape_dims: dims.as_ptr(),
+        shape_num_dims: 1,
+        shape_element_type: PJRT_Buffer_Type_F32,
+        memory: client.memories()[0],
+    });
+    call!(PJRT_Client_CreateErrorBuffer, &mut a).unwrap();
+    let bad = Buffer(a.buffer);
+    assert!(bad.to_host().unwrap_err().message.contains(msg));
+    let y = client
+        .buffer_from_host(&f32_bytes(&[1.0; 8]), PJRT_Buffer_Type_F32, &[8], None, 0)
+        .unwrap();
+    let e = exe
+        .execute(&[&bad, &y], &[0])
+        .err()
+        .expect("the run inherits the error");
+    assert!(e.message.contains(msg), "{}", e.message);
+}
+
+#[test]
+fn compile_without_client_then_load() {
+    let client = Client::new();
+    let code = fixture("donate.vhlo_v1_0_0.mlirbc");
+    let format = "mlir";
+    let program = args!(PJRT_Program {
+        code: code.as_ptr() as *mut _,
+        code_size: code.len(),
+        format: format.as_ptr() as *const _,
+        format_size: format.len(),
+    });
+    let mut c = args!(PJRT_Compile_Args { program: &program });
+    call!(PJRT_Compile, &mut c).unwrap();
+    let mut l = args!(PJRT_Client_Load_Args {
+        client: client.0,
+        executable: c.executable
+    });
+    call!(PJRT_Client_Load, &mut l).unwrap();
+    let mut d = args!(PJRT_Executable_Destroy_Args {
+        executable: c.executable
+    });
+    call!(PJRT_Executable_Destroy, &mut d).unwrap();
+    let loaded = Loaded(l.loaded_executable);
+    let x = client
+        .buffer_from_host(&f32_bytes(&[2.0; 8]), PJRT_Buffer_Type_F32, &[8], None, 0)
+        .unwrap();
+    let y = client
+        .buffer_from_host(&f32_bytes(&[1.0; 8]), PJRT_Buffer_Type_F32, &[8], None, 0)
+        .unwrap();
+    let out = loaded.execute(&[&x, &y], &[]).unwrap();
+    assert_eq!(f32_values(&out[0].to_host().unwrap()), vec![5.0; 8]);
 }

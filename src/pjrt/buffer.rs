@@ -130,6 +130,7 @@ unsafe fn copy_from_host(
 args_min_size! {
     PJRT_Client_BufferFromHostBuffer_Args => buffer,
     PJRT_Client_CreateUninitializedBuffer_Args => buffer,
+    PJRT_Client_CreateErrorBuffer_Args => buffer,
     PJRT_Buffer_Destroy_Args => buffer,
     PJRT_Buffer_ElementType_Args => type_,
     PJRT_Buffer_Dimensions_Args => num_dims,
@@ -199,6 +200,30 @@ pub(crate) unsafe extern "C" fn client_create_uninitialized_buffer(
             c.state.clone(),
             DeviceBuffer::ready(Tensor::zeroed(ty), device),
         );
+        Ok(())
+    })
+}
+
+/// A buffer that carries an error instead of data: its ready event fails with it, and so does
+/// every program that consumes it.
+pub(crate) unsafe extern "C" fn client_create_error_buffer(
+    args: *mut PJRT_Client_CreateErrorBuffer_Args,
+) -> *mut PJRT_Error {
+    entry("PJRT_Client_CreateErrorBuffer", args, |a| {
+        let c = unsafe { client(a.client)? };
+        let ty = unsafe { tensor_type(a.shape_dims, a.shape_num_dims, a.shape_element_type)? };
+        let device = c.state.target_device(std::ptr::null(), a.memory)?;
+        let message = unsafe {
+            super::guard::string_arg(a.error_message, a.error_message_size, "error_message")?
+        };
+        let code = super::error::ErrorCode::from_raw(a.error_code)
+            .unwrap_or(super::error::ErrorCode::Unknown);
+        let promise = DeviceBuffer::pending(ty, device);
+        let buffer = promise.buffer().clone();
+        promise.fulfill(Err(apu_compiler::Error::from(&ApiError::new(
+            code, message,
+        ))));
+        a.buffer = BufferHandle::into_raw(c.state.clone(), buffer);
         Ok(())
     })
 }

@@ -116,6 +116,8 @@ pub(crate) unsafe fn loaded<'a>(
 }
 
 args_min_size! {
+    PJRT_Compile_Args => executable,
+    PJRT_Client_Load_Args => loaded_executable,
     PJRT_Client_Compile_Args => executable,
     PJRT_Executable_DeserializeAndLoad_Args => loaded_executable,
     PJRT_LoadedExecutable_Destroy_Args => executable,
@@ -141,6 +143,41 @@ pub(crate) unsafe extern "C" fn client_compile(
         );
         let exe = Executable::compile(source)?;
         a.executable = LoadedExecutable::load(exe, c.state.clone())?.into_raw();
+        Ok(())
+    })
+}
+
+/// Ahead-of-time compile against a topology: the same checks as `PJRT_Client_Compile`, without
+/// binding to devices. apu's only topologies are its clients' own, so any is accepted.
+pub(crate) unsafe extern "C" fn compile(args: *mut PJRT_Compile_Args) -> *mut PJRT_Error {
+    entry("PJRT_Compile", args, |a| {
+        let source = unsafe { read_source(a.program, a.compile_options, a.compile_options_size)? };
+        a.executable = ExecutableHandle::into_raw(Executable::compile(source)?);
+        Ok(())
+    })
+}
+
+/// Binds a compiled executable to a client; new compile options, if given, replace the original
+/// ones (which may change the device assignment), so the program is prepared again with them.
+pub(crate) unsafe extern "C" fn client_load(args: *mut PJRT_Client_Load_Args) -> *mut PJRT_Error {
+    entry("PJRT_Client_Load", args, |a| {
+        let c = unsafe { client(a.client)? };
+        let exe = &unsafe { handle::<_, ExecutableHandle>(a.executable, "executable")? }.exe;
+        let options = unsafe {
+            slice(
+                a.compile_options as *const u8,
+                a.compile_options_size,
+                "compile_options",
+            )?
+        };
+        let exe = if options.is_empty() || options == exe.source.options.as_slice() {
+            exe.clone()
+        } else {
+            let mut source = exe.source.clone();
+            source.options = options.to_vec();
+            Executable::compile(source)?
+        };
+        a.loaded_executable = LoadedExecutable::load(exe, c.state.clone())?.into_raw();
         Ok(())
     })
 }

@@ -118,7 +118,7 @@ pub(crate) static API: SyncApi = SyncApi(PJRT_Api {
     ),
     PJRT_TopologyDescription_Serialize: Some(stubs::PJRT_TopologyDescription_Serialize),
     PJRT_TopologyDescription_Attributes: Some(topology::topology_attributes),
-    PJRT_Compile: Some(stubs::PJRT_Compile),
+    PJRT_Compile: Some(loaded::compile),
     PJRT_Executable_OutputElementTypes: Some(executable::executable_output_element_types),
     PJRT_Executable_OutputDimensions: Some(executable::executable_output_dimensions),
     PJRT_Buffer_CopyToMemory: Some(buffer::buffer_copy_to_memory),
@@ -165,7 +165,7 @@ pub(crate) static API: SyncApi = SyncApi(PJRT_Api {
     PJRT_Client_CreateAliasBuffer: Some(stubs::PJRT_Client_CreateAliasBuffer),
     PJRT_Client_FulfillAliasBuffer: Some(stubs::PJRT_Client_FulfillAliasBuffer),
     PJRT_LoadedExecutable_GetDeviceAssignment: Some(loaded::loaded_get_device_assignment),
-    PJRT_Client_CreateErrorBuffer: Some(stubs::PJRT_Client_CreateErrorBuffer),
+    PJRT_Client_CreateErrorBuffer: Some(buffer::client_create_error_buffer),
     PJRT_AsyncHostToDeviceTransferManager_TransferLiteral: Some(
         stubs::PJRT_AsyncHostToDeviceTransferManager_TransferLiteral,
     ),
@@ -178,7 +178,7 @@ pub(crate) static API: SyncApi = SyncApi(PJRT_Api {
     PJRT_Event_Create: Some(event::event_create),
     PJRT_Event_Set: Some(event::event_set),
     PJRT_Device_GetAttributes: Some(device::device_get_attributes),
-    PJRT_Client_Load: Some(stubs::PJRT_Client_Load),
+    PJRT_Client_Load: Some(loaded::client_load),
     PJRT_LoadedExecutable_AddressableDeviceLogicalIds: Some(
         loaded::loaded_addressable_device_logical_ids,
     ),
