@@ -7,6 +7,7 @@ pub mod pjrt;
 /// not own it.
 #[no_mangle]
 pub extern "C" fn GetPjrtApi() -> *const apu_pjrt_api::PJRT_Api {
-    pjrt::logging::init();
+    // Logging is a convenience; nothing may unwind into the framework.
+    let _ = std::panic::catch_unwind(pjrt::logging::init);
     pjrt::api()
 }
