@@ -181,8 +181,8 @@ typedef void (*PJRT_Error_PayloadVisitor)(
     void *user_arg);
 
 /*
- * Behaviour of an error object, reachable from the error itself. instance_size is the size of the
- * plugin's full error object.
+ * Behaviour of an error object, reachable from the error itself. instance_size is the size
+ * of the plugin's full error object.
  */
 typedef struct PJRT_Error_FunctionTable {
   size_t struct_size;
@@ -199,8 +199,8 @@ typedef struct PJRT_Error_FunctionTable {
 APU_PJRT_STRUCT_SIZE_CONSTANT(PJRT_Error_FunctionTable, for_each_payload);
 
 /*
- * An error starts with a pointer to its function table, so a plugin's error objects must embed this
- * struct as their first member.
+ * An error starts with a pointer to its function table, so a plugin's error objects must
+ * embed this struct as their first member.
  */
 struct PJRT_Error {
   const struct PJRT_Error_FunctionTable *vtable;
@@ -227,12 +227,15 @@ typedef struct PJRT_Error_ForEachPayload_Args {
 } PJRT_Error_ForEachPayload_Args;
 APU_PJRT_STRUCT_SIZE_CONSTANT(PJRT_Error_ForEachPayload_Args, user_arg);
 
-/* Visits the payloads of an error; a plugin without payloads visits nothing. [slot 132, offset 1096] */
+/*
+ * Visits the payloads of an error; a plugin without payloads visits nothing.
+ * [slot 132, offset 1096]
+ */
 typedef PJRT_Error *PJRT_Error_ForEachPayload(PJRT_Error_ForEachPayload_Args *args);
 
 /*
- * Supplied by the plugin to caller callbacks so they can build a PJRT_Error; the message only has
- * to live for the duration of the call.
+ * Supplied by the plugin to caller callbacks so they can build a PJRT_Error; the message
+ * only has to live for the duration of the call.
  */
 typedef PJRT_Error *(*PJRT_CallbackError)(
     PJRT_Error_Code code,
@@ -253,8 +256,8 @@ typedef enum {
 } PJRT_NamedValue_Type;
 
 /*
- * Option or attribute. Strings are not NUL-terminated: value_size is the byte length for strings,
- * the element count for Int64List and 1 for scalars.
+ * Option or attribute. Strings are not NUL-terminated: value_size is the byte length for
+ * strings, the element count for Int64List and 1 for scalars.
  */
 typedef struct PJRT_NamedValue {
   size_t struct_size;
@@ -295,8 +298,9 @@ typedef struct PJRT_Plugin_Attributes_Args {
 APU_PJRT_STRUCT_SIZE_CONSTANT(PJRT_Plugin_Attributes_Args, num_attributes);
 
 /*
- * Process-lifetime attributes. JAX reads stablehlo_current_version to choose the StableHLO version
- * it serializes to; xla_version and stablehlo_minimum_version are expected too. [slot 4, offset 72]
+ * Process-lifetime attributes. JAX reads stablehlo_current_version to choose the StableHLO
+ * version it serializes to; xla_version and stablehlo_minimum_version are expected too.
+ * [slot 4, offset 72]
  */
 typedef PJRT_Error *PJRT_Plugin_Attributes(PJRT_Plugin_Attributes_Args *args);
 
@@ -305,8 +309,8 @@ typedef PJRT_Error *PJRT_Plugin_Attributes(PJRT_Plugin_Attributes_Args *args);
 /* ============================================================================================ */
 
 /*
- * An event completes once, with or without an error. The caller owns
- * every PJRT_Event* it receives and frees it with PJRT_Event_Destroy.
+ * An event completes once, with or without an error. The caller owns every PJRT_Event* it
+ * receives and frees it with PJRT_Event_Destroy.
  */
 typedef struct PJRT_Event PJRT_Event;
 
@@ -338,7 +342,10 @@ typedef struct PJRT_Event_Error_Args {
 } PJRT_Event_Error_Args;
 APU_PJRT_STRUCT_SIZE_CONSTANT(PJRT_Event_Error_Args, event);
 
-/* The outcome of a completed event, as a new error object the caller must free. [slot 7, offset 96] */
+/*
+ * The outcome of a completed event, as a new error object the caller must free.
+ * [slot 7, offset 96]
+ */
 typedef PJRT_Error *PJRT_Event_Error(PJRT_Event_Error_Args *args);
 
 typedef struct PJRT_Event_Await_Args {
@@ -366,9 +373,10 @@ typedef struct PJRT_Event_OnReady_Args {
 } PJRT_Event_OnReady_Args;
 APU_PJRT_STRUCT_SIZE_CONSTANT(PJRT_Event_OnReady_Args, user_arg);
 
-/* Registers a callback to run once the event completes (
-    immediately if it already has). [slot 9,
-    offset 112] */
+/*
+ * Registers a callback to run once the event completes (immediately if it already has).
+ * [slot 9, offset 112]
+ */
 typedef PJRT_Error *PJRT_Event_OnReady(PJRT_Event_OnReady_Args *args);
 
 typedef struct PJRT_Event_Create_Args {
@@ -391,7 +399,10 @@ typedef struct PJRT_Event_Set_Args {
 } PJRT_Event_Set_Args;
 APU_PJRT_STRUCT_SIZE_CONSTANT(PJRT_Event_Set_Args, error_message_size);
 
-/* Completes an event made by PJRT_Event_Create; error_code OK means success. [slot 127, offset 1056] */
+/*
+ * Completes an event made by PJRT_Event_Create; error_code OK means success.
+ * [slot 127, offset 1056]
+ */
 typedef PJRT_Error *PJRT_Event_Set(PJRT_Event_Set_Args *args);
 
 /* ============================================================================================ */
@@ -399,8 +410,8 @@ typedef PJRT_Error *PJRT_Event_Set(PJRT_Event_Set_Args *args);
 /* ============================================================================================ */
 
 /*
- * The opaque handle types are declared
- * first; only PJRT_Error and PJRT_Memory have a visible first member (a function table pointer).
+ * The handle types are opaque except PJRT_Error and PJRT_Memory, whose first member is a
+ * pointer to a function table.
  */
 typedef struct PJRT_Client PJRT_Client;
 typedef struct PJRT_Device PJRT_Device;
@@ -413,8 +424,11 @@ struct PJRT_Memory_FunctionTable {
   struct PJRT_Extension_Base *extension_start;
   size_t instance_struct_size;
   void *(*get_user_data)(struct PJRT_Memory *memory, const void *key);
-  void (*set_user_data)(struct PJRT_Memory *memory, const void *key, void *data, void (*dtor)(
-      void *));
+  void (*set_user_data)(
+      struct PJRT_Memory *memory,
+      const void *key,
+      void *data,
+      void (*dtor)(void *));
 };
 APU_PJRT_STRUCT_SIZE_CONSTANT(PJRT_Memory_FunctionTable, set_user_data);
 
@@ -502,9 +516,10 @@ typedef struct PJRT_Client_Create_Args {
 } PJRT_Client_Create_Args;
 APU_PJRT_STRUCT_SIZE_CONSTANT(PJRT_Client_Create_Args, kv_try_get_user_arg);
 
-/* Creates a client from typed options (
-    unknown option names may be rejected). [slot 10,
-    offset 120] */
+/*
+ * Creates a client from typed options (unknown option names may be rejected).
+ * [slot 10, offset 120]
+ */
 typedef PJRT_Error *PJRT_Client_Create(PJRT_Client_Create_Args *args);
 
 typedef struct PJRT_Client_Destroy_Args {
@@ -685,8 +700,8 @@ typedef struct PJRT_Client_Compile_Args {
 APU_PJRT_STRUCT_SIZE_CONSTANT(PJRT_Client_Compile_Args, executable);
 
 /*
- * Compiles and loads a program; compile_options is a serialized xla.CompileOptionsProto. May be called
- * from a thread other than the one that created the client. [slot 20, offset 200]
+ * Compiles and loads a program; compile_options is a serialized xla.CompileOptionsProto.
+ * May be called from a thread other than the one that created the client. [slot 20, offset 200]
  */
 typedef PJRT_Error *PJRT_Client_Compile(PJRT_Client_Compile_Args *args);
 
@@ -894,8 +909,9 @@ typedef enum {
 
 /*
  * How long the caller's host memory stays valid and unchanged for
- * PJRT_Client_BufferFromHostBuffer: only during the call, until done_with_host_buffer fires, or for the
- * whole life of the buffer (zero copy; the plugin may alias it, mutably for kMutableZeroCopy).
+ * PJRT_Client_BufferFromHostBuffer: only during the call, until done_with_host_buffer fires, or
+ * for the whole life of the buffer (zero copy; the plugin may alias it, mutably for
+ * kMutableZeroCopy).
  */
 typedef enum {
   PJRT_HostBufferSemantics_kImmutableOnlyDuringCall = 0,
@@ -1145,7 +1161,10 @@ typedef struct PJRT_DeviceDescription_Attributes_Args {
 } PJRT_DeviceDescription_Attributes_Args;
 APU_PJRT_STRUCT_SIZE_CONSTANT(PJRT_DeviceDescription_Attributes_Args, attributes);
 
-/* Device attributes; JAX only accepts String, Int64 and Int64List values here. [slot 25, offset 240] */
+/*
+ * Device attributes; JAX only accepts String, Int64 and Int64List values here.
+ * [slot 25, offset 240]
+ */
 typedef PJRT_Error *PJRT_DeviceDescription_Attributes(PJRT_DeviceDescription_Attributes_Args *args);
 
 typedef struct PJRT_DeviceDescription_Kind_Args {
@@ -1690,10 +1709,8 @@ APU_PJRT_STRUCT_SIZE_CONSTANT(PJRT_ExecuteOptions, num_hlo_output_callbacks);
 
 /*
  * argument_lists[device][argument] in; output_lists[device][output] filled by the plugin
- * (
-     the caller allocates the arrays). device_complete_events,
-     when non-NULL,
-     receives one event per device.
+ * (the caller allocates the arrays). device_complete_events, when non-NULL, receives one event
+ * per device.
  */
 typedef struct PJRT_LoadedExecutable_Execute_Args {
   size_t struct_size;
@@ -2018,7 +2035,10 @@ typedef struct PJRT_Buffer_Delete_Args {
 } PJRT_Buffer_Delete_Args;
 APU_PJRT_STRUCT_SIZE_CONSTANT(PJRT_Buffer_Delete_Args, buffer);
 
-/* Releases the buffer memory early; the handle stays valid until PJRT_Buffer_Destroy. [slot 67, offset 576] */
+/*
+ * Releases the buffer memory early; the handle stays valid until PJRT_Buffer_Destroy.
+ * [slot 67, offset 576]
+ */
 typedef PJRT_Error *PJRT_Buffer_Delete(PJRT_Buffer_Delete_Args *args);
 
 typedef struct PJRT_Buffer_IsDeleted_Args {
@@ -2029,7 +2049,10 @@ typedef struct PJRT_Buffer_IsDeleted_Args {
 } PJRT_Buffer_IsDeleted_Args;
 APU_PJRT_STRUCT_SIZE_CONSTANT(PJRT_Buffer_IsDeleted_Args, is_deleted);
 
-/* True after PJRT_Buffer_Delete, or after the buffer was donated to an execution. [slot 68, offset 584] */
+/*
+ * True after PJRT_Buffer_Delete, or after the buffer was donated to an execution.
+ * [slot 68, offset 584]
+ */
 typedef PJRT_Error *PJRT_Buffer_IsDeleted(PJRT_Buffer_IsDeleted_Args *args);
 
 typedef struct PJRT_Buffer_CopyRawToHost_Args {
@@ -2118,7 +2141,10 @@ typedef struct PJRT_Buffer_IsOnCpu_Args {
 } PJRT_Buffer_IsOnCpu_Args;
 APU_PJRT_STRUCT_SIZE_CONSTANT(PJRT_Buffer_IsOnCpu_Args, is_on_cpu);
 
-/* True lets callers read the buffer in place through OpaqueDeviceMemoryDataPointer. [slot 71, offset 608] */
+/*
+ * True lets callers read the buffer in place through OpaqueDeviceMemoryDataPointer.
+ * [slot 71, offset 608]
+ */
 typedef PJRT_Error *PJRT_Buffer_IsOnCpu(PJRT_Buffer_IsOnCpu_Args *args);
 
 typedef struct PJRT_Buffer_Device_Args {
@@ -2215,8 +2241,7 @@ typedef struct PJRT_Buffer_DonateWithControlDependency_Args {
   PJRT_Extension_Base *extension_start;
   PJRT_Buffer *buffer;
   void *callback_data;  /* out */
-  void (*dependency_ready_callback)(
-      PJRT_Buffer_DonateWithControlDependency_Callback_Args *args);  /* out */
+  void (*dependency_ready_callback)(PJRT_Buffer_DonateWithControlDependency_Callback_Args *args);  /* out */
   PJRT_Buffer *out_buffer;  /* out */
 } PJRT_Buffer_DonateWithControlDependency_Args;
 APU_PJRT_STRUCT_SIZE_CONSTANT(PJRT_Buffer_DonateWithControlDependency_Args, out_buffer);
@@ -2471,152 +2496,199 @@ typedef PJRT_Error *PJRT_Compile(PJRT_Compile_Args *args);
  */
 
 /*
- * The table returned by GetPjrtApi: a 40-byte head, then one function pointer per slot (
-     slot i at byte
- * offset 40 + 8 * i on LP64). Slots are only ever appended.
+ * The table returned by GetPjrtApi: a 40-byte head, then one function pointer per slot
+ * (slot i at byte offset 40 + 8 * i on LP64). Slots are only ever appended.
  */
 typedef struct PJRT_Api {
   size_t struct_size;
   PJRT_Extension_Base *extension_start;
   PJRT_Api_Version pjrt_api_version;
-  PJRT_Error_Destroy *PJRT_Error_Destroy;                        /* slot   0, offset   40 */
-  PJRT_Error_Message *PJRT_Error_Message;                        /* slot   1, offset   48 */
-  PJRT_Error_GetCode *PJRT_Error_GetCode;                        /* slot   2, offset   56 */
-  PJRT_Plugin_Initialize *PJRT_Plugin_Initialize;                /* slot   3, offset   64 */
-  PJRT_Plugin_Attributes *PJRT_Plugin_Attributes;                /* slot   4, offset   72 */
-  PJRT_Event_Destroy *PJRT_Event_Destroy;                        /* slot   5, offset   80 */
-  PJRT_Event_IsReady *PJRT_Event_IsReady;                        /* slot   6, offset   88 */
-  PJRT_Event_Error *PJRT_Event_Error;                            /* slot   7, offset   96 */
-  PJRT_Event_Await *PJRT_Event_Await;                            /* slot   8, offset  104 */
-  PJRT_Event_OnReady *PJRT_Event_OnReady;                        /* slot   9, offset  112 */
-  PJRT_Client_Create *PJRT_Client_Create;                        /* slot  10, offset  120 */
-  PJRT_Client_Destroy *PJRT_Client_Destroy;                      /* slot  11, offset  128 */
-  PJRT_Client_PlatformName *PJRT_Client_PlatformName;            /* slot  12, offset  136 */
-  PJRT_Client_ProcessIndex *PJRT_Client_ProcessIndex;            /* slot  13, offset  144 */
-  PJRT_Client_PlatformVersion *PJRT_Client_PlatformVersion;      /* slot  14, offset  152 */
-  PJRT_Client_Devices *PJRT_Client_Devices;                      /* slot  15, offset  160 */
-  PJRT_Client_AddressableDevices *PJRT_Client_AddressableDevices; /* slot  16, offset  168 */
-  PJRT_Client_LookupDevice *PJRT_Client_LookupDevice;            /* slot  17, offset  176 */
-  PJRT_Client_LookupAddressableDevice *PJRT_Client_LookupAddressableDevice; /* slot  18, offset  184 */
-  PJRT_Client_AddressableMemories *PJRT_Client_AddressableMemories; /* slot  19, offset  192 */
-  PJRT_Client_Compile *PJRT_Client_Compile;                      /* slot  20, offset  200 */
-  PJRT_Client_DefaultDeviceAssignment *PJRT_Client_DefaultDeviceAssignment; /* slot  21, offset  208 */
-  PJRT_Client_BufferFromHostBuffer *PJRT_Client_BufferFromHostBuffer; /* slot  22, offset  216 */
-  PJRT_DeviceDescription_Id *PJRT_DeviceDescription_Id;          /* slot  23, offset  224 */
-  PJRT_DeviceDescription_ProcessIndex *PJRT_DeviceDescription_ProcessIndex; /* slot  24, offset  232 */
-  PJRT_DeviceDescription_Attributes *PJRT_DeviceDescription_Attributes; /* slot  25, offset  240 */
-  PJRT_DeviceDescription_Kind *PJRT_DeviceDescription_Kind;      /* slot  26, offset  248 */
-  PJRT_DeviceDescription_DebugString *PJRT_DeviceDescription_DebugString; /* slot  27, offset  256 */
-  PJRT_DeviceDescription_ToString *PJRT_DeviceDescription_ToString; /* slot  28, offset  264 */
-  PJRT_Device_GetDescription *PJRT_Device_GetDescription;        /* slot  29, offset  272 */
-  PJRT_Device_IsAddressable *PJRT_Device_IsAddressable;          /* slot  30, offset  280 */
-  PJRT_Device_LocalHardwareId *PJRT_Device_LocalHardwareId;      /* slot  31, offset  288 */
-  PJRT_Device_AddressableMemories *PJRT_Device_AddressableMemories; /* slot  32, offset  296 */
-  PJRT_Device_DefaultMemory *PJRT_Device_DefaultMemory;          /* slot  33, offset  304 */
-  PJRT_Device_MemoryStats *PJRT_Device_MemoryStats;              /* slot  34, offset  312 */
-  PJRT_Memory_Id *PJRT_Memory_Id;                                /* slot  35, offset  320 */
-  PJRT_Memory_Kind *PJRT_Memory_Kind;                            /* slot  36, offset  328 */
-  PJRT_Memory_DebugString *PJRT_Memory_DebugString;              /* slot  37, offset  336 */
-  PJRT_Memory_ToString *PJRT_Memory_ToString;                    /* slot  38, offset  344 */
-  PJRT_Memory_AddressableByDevices *PJRT_Memory_AddressableByDevices; /* slot  39, offset  352 */
-  PJRT_Executable_Destroy *PJRT_Executable_Destroy;              /* slot  40, offset  360 */
-  PJRT_Executable_Name *PJRT_Executable_Name;                    /* slot  41, offset  368 */
-  PJRT_Executable_NumReplicas *PJRT_Executable_NumReplicas;      /* slot  42, offset  376 */
-  PJRT_Executable_NumPartitions *PJRT_Executable_NumPartitions;  /* slot  43, offset  384 */
-  PJRT_Executable_NumOutputs *PJRT_Executable_NumOutputs;        /* slot  44, offset  392 */
-  PJRT_Executable_SizeOfGeneratedCodeInBytes *PJRT_Executable_SizeOfGeneratedCodeInBytes; /* slot  45, offset  400 */
-  PJRT_Executable_GetCostAnalysis *PJRT_Executable_GetCostAnalysis; /* slot  46, offset  408 */
-  PJRT_Executable_OutputMemoryKinds *PJRT_Executable_OutputMemoryKinds; /* slot  47, offset  416 */
-  PJRT_Executable_OptimizedProgram *PJRT_Executable_OptimizedProgram; /* slot  48, offset  424 */
-  PJRT_Executable_Serialize *PJRT_Executable_Serialize;          /* slot  49, offset  432 */
-  PJRT_LoadedExecutable_Destroy *PJRT_LoadedExecutable_Destroy;  /* slot  50, offset  440 */
-  PJRT_LoadedExecutable_GetExecutable *PJRT_LoadedExecutable_GetExecutable; /* slot  51, offset  448 */
-  PJRT_LoadedExecutable_AddressableDevices *PJRT_LoadedExecutable_AddressableDevices; /* slot  52, offset  456 */
-  PJRT_LoadedExecutable_Delete *PJRT_LoadedExecutable_Delete;    /* slot  53, offset  464 */
-  PJRT_LoadedExecutable_IsDeleted *PJRT_LoadedExecutable_IsDeleted; /* slot  54, offset  472 */
-  PJRT_LoadedExecutable_Execute *PJRT_LoadedExecutable_Execute;  /* slot  55, offset  480 */
-  PJRT_Executable_DeserializeAndLoad *PJRT_Executable_DeserializeAndLoad; /* slot  56, offset  488 */
-  PJRT_LoadedExecutable_Fingerprint *PJRT_LoadedExecutable_Fingerprint; /* slot  57, offset  496 */
-  PJRT_Buffer_Destroy *PJRT_Buffer_Destroy;                      /* slot  58, offset  504 */
-  PJRT_Buffer_ElementType *PJRT_Buffer_ElementType;              /* slot  59, offset  512 */
-  PJRT_Buffer_Dimensions *PJRT_Buffer_Dimensions;                /* slot  60, offset  520 */
-  PJRT_Buffer_UnpaddedDimensions *PJRT_Buffer_UnpaddedDimensions; /* slot  61, offset  528 */
-  PJRT_Buffer_DynamicDimensionIndices *PJRT_Buffer_DynamicDimensionIndices; /* slot  62, offset  536 */
-  PJRT_Buffer_GetMemoryLayout *PJRT_Buffer_GetMemoryLayout;      /* slot  63, offset  544 */
-  PJRT_Buffer_OnDeviceSizeInBytes *PJRT_Buffer_OnDeviceSizeInBytes; /* slot  64, offset  552 */
-  PJRT_Buffer_Device *PJRT_Buffer_Device;                        /* slot  65, offset  560 */
-  PJRT_Buffer_Memory *PJRT_Buffer_Memory;                        /* slot  66, offset  568 */
-  PJRT_Buffer_Delete *PJRT_Buffer_Delete;                        /* slot  67, offset  576 */
-  PJRT_Buffer_IsDeleted *PJRT_Buffer_IsDeleted;                  /* slot  68, offset  584 */
-  PJRT_Buffer_CopyToDevice *PJRT_Buffer_CopyToDevice;            /* slot  69, offset  592 */
-  PJRT_Buffer_ToHostBuffer *PJRT_Buffer_ToHostBuffer;            /* slot  70, offset  600 */
-  PJRT_Buffer_IsOnCpu *PJRT_Buffer_IsOnCpu;                      /* slot  71, offset  608 */
-  PJRT_Buffer_ReadyEvent *PJRT_Buffer_ReadyEvent;                /* slot  72, offset  616 */
-  PJRT_Buffer_UnsafePointer *PJRT_Buffer_UnsafePointer;          /* slot  73, offset  624 */
-  PJRT_Buffer_IncreaseExternalReferenceCount *PJRT_Buffer_IncreaseExternalReferenceCount; /* slot  74, offset  632 */
-  PJRT_Buffer_DecreaseExternalReferenceCount *PJRT_Buffer_DecreaseExternalReferenceCount; /* slot  75, offset  640 */
-  PJRT_Buffer_OpaqueDeviceMemoryDataPointer *PJRT_Buffer_OpaqueDeviceMemoryDataPointer; /* slot  76, offset  648 */
-  PJRT_CopyToDeviceStream_Destroy *PJRT_CopyToDeviceStream_Destroy; /* slot  77, offset  656 */
-  PJRT_CopyToDeviceStream_AddChunk *PJRT_CopyToDeviceStream_AddChunk; /* slot  78, offset  664 */
-  PJRT_CopyToDeviceStream_TotalBytes *PJRT_CopyToDeviceStream_TotalBytes; /* slot  79, offset  672 */
-  PJRT_CopyToDeviceStream_GranuleSize *PJRT_CopyToDeviceStream_GranuleSize; /* slot  80, offset  680 */
-  PJRT_CopyToDeviceStream_CurrentBytes *PJRT_CopyToDeviceStream_CurrentBytes; /* slot  81, offset  688 */
-  PJRT_TopologyDescription_Create *PJRT_TopologyDescription_Create; /* slot  82, offset  696 */
-  PJRT_TopologyDescription_Destroy *PJRT_TopologyDescription_Destroy; /* slot  83, offset  704 */
-  PJRT_TopologyDescription_PlatformName *PJRT_TopologyDescription_PlatformName; /* slot  84, offset  712 */
-  PJRT_TopologyDescription_PlatformVersion *PJRT_TopologyDescription_PlatformVersion; /* slot  85, offset  720 */
-  PJRT_TopologyDescription_GetDeviceDescriptions *PJRT_TopologyDescription_GetDeviceDescriptions; /* slot  86, offset  728 */
-  PJRT_TopologyDescription_Serialize *PJRT_TopologyDescription_Serialize; /* slot  87, offset  736 */
-  PJRT_TopologyDescription_Attributes *PJRT_TopologyDescription_Attributes; /* slot  88, offset  744 */
-  PJRT_Compile *PJRT_Compile;                                    /* slot  89, offset  752 */
-  PJRT_Executable_OutputElementTypes *PJRT_Executable_OutputElementTypes; /* slot  90, offset  760 */
-  PJRT_Executable_OutputDimensions *PJRT_Executable_OutputDimensions; /* slot  91, offset  768 */
-  PJRT_Buffer_CopyToMemory *PJRT_Buffer_CopyToMemory;            /* slot  92, offset  776 */
-  PJRT_Client_CreateViewOfDeviceBuffer *PJRT_Client_CreateViewOfDeviceBuffer; /* slot  93, offset  784 */
-  PJRT_Executable_Fingerprint *PJRT_Executable_Fingerprint;      /* slot  94, offset  792 */
-  PJRT_Client_TopologyDescription *PJRT_Client_TopologyDescription; /* slot  95, offset  800 */
-  PJRT_Executable_GetCompiledMemoryStats *PJRT_Executable_GetCompiledMemoryStats; /* slot  96, offset  808 */
-  PJRT_Memory_Kind_Id *PJRT_Memory_Kind_Id;                      /* slot  97, offset  816 */
-  PJRT_ExecuteContext_Create *PJRT_ExecuteContext_Create;        /* slot  98, offset  824 */
-  PJRT_ExecuteContext_Destroy *PJRT_ExecuteContext_Destroy;      /* slot  99, offset  832 */
-  PJRT_Buffer_CopyRawToHost *PJRT_Buffer_CopyRawToHost;          /* slot 100, offset  840 */
-  PJRT_AsyncHostToDeviceTransferManager_Destroy *PJRT_AsyncHostToDeviceTransferManager_Destroy; /* slot 101, offset  848 */
-  PJRT_AsyncHostToDeviceTransferManager_TransferData *PJRT_AsyncHostToDeviceTransferManager_TransferData; /* slot 102, offset  856 */
-  PJRT_Client_CreateBuffersForAsyncHostToDevice *PJRT_Client_CreateBuffersForAsyncHostToDevice; /* slot 103, offset  864 */
-  PJRT_AsyncHostToDeviceTransferManager_RetrieveBuffer *PJRT_AsyncHostToDeviceTransferManager_RetrieveBuffer; /* slot 104, offset  872 */
-  PJRT_AsyncHostToDeviceTransferManager_Device *PJRT_AsyncHostToDeviceTransferManager_Device; /* slot 105, offset  880 */
-  PJRT_AsyncHostToDeviceTransferManager_BufferCount *PJRT_AsyncHostToDeviceTransferManager_BufferCount; /* slot 106, offset  888 */
-  PJRT_AsyncHostToDeviceTransferManager_BufferSize *PJRT_AsyncHostToDeviceTransferManager_BufferSize; /* slot 107, offset  896 */
-  PJRT_AsyncHostToDeviceTransferManager_SetBufferError *PJRT_AsyncHostToDeviceTransferManager_SetBufferError; /* slot 108, offset  904 */
-  PJRT_AsyncHostToDeviceTransferManager_AddMetadata *PJRT_AsyncHostToDeviceTransferManager_AddMetadata; /* slot 109, offset  912 */
-  PJRT_Client_DmaMap *PJRT_Client_DmaMap;                        /* slot 110, offset  920 */
-  PJRT_Client_DmaUnmap *PJRT_Client_DmaUnmap;                    /* slot 111, offset  928 */
-  PJRT_Client_CreateUninitializedBuffer *PJRT_Client_CreateUninitializedBuffer; /* slot 112, offset  936 */
-  PJRT_Client_UpdateGlobalProcessInfo *PJRT_Client_UpdateGlobalProcessInfo; /* slot 113, offset  944 */
-  PJRT_TopologyDescription_Deserialize *PJRT_TopologyDescription_Deserialize; /* slot 114, offset  952 */
-  PJRT_Client_CreateAliasBuffer *PJRT_Client_CreateAliasBuffer;  /* slot 115, offset  960 */
-  PJRT_Client_FulfillAliasBuffer *PJRT_Client_FulfillAliasBuffer; /* slot 116, offset  968 */
-  PJRT_LoadedExecutable_GetDeviceAssignment *PJRT_LoadedExecutable_GetDeviceAssignment; /* slot 117, offset  976 */
-  PJRT_Client_CreateErrorBuffer *PJRT_Client_CreateErrorBuffer;  /* slot 118, offset  984 */
-  PJRT_AsyncHostToDeviceTransferManager_TransferLiteral *PJRT_AsyncHostToDeviceTransferManager_TransferLiteral; /* slot 119, offset  992 */
-  PJRT_Buffer_CopyRawToHostFuture *PJRT_Buffer_CopyRawToHostFuture; /* slot 120, offset 1000 */
-  PJRT_Device_PoisonExecution *PJRT_Device_PoisonExecution;      /* slot 121, offset 1008 */
-  PJRT_Device_CreateAsyncTrackingEvent *PJRT_Device_CreateAsyncTrackingEvent; /* slot 122, offset 1016 */
-  PJRT_AsyncTrackingEvent_Destroy *PJRT_AsyncTrackingEvent_Destroy; /* slot 123, offset 1024 */
-  PJRT_Executable_GetCompileOptions *PJRT_Executable_GetCompileOptions; /* slot 124, offset 1032 */
-  PJRT_Buffer_DonateWithControlDependency *PJRT_Buffer_DonateWithControlDependency; /* slot 125, offset 1040 */
-  PJRT_Event_Create *PJRT_Event_Create;                          /* slot 126, offset 1048 */
-  PJRT_Event_Set *PJRT_Event_Set;                                /* slot 127, offset 1056 */
-  PJRT_Device_GetAttributes *PJRT_Device_GetAttributes;          /* slot 128, offset 1064 */
-  PJRT_Client_Load *PJRT_Client_Load;                            /* slot 129, offset 1072 */
-  PJRT_LoadedExecutable_AddressableDeviceLogicalIds *PJRT_LoadedExecutable_AddressableDeviceLogicalIds; /* slot 130, offset 1080 */
-  PJRT_Buffer_Bitcast *PJRT_Buffer_Bitcast;                      /* slot 131, offset 1088 */
-  PJRT_Error_ForEachPayload *PJRT_Error_ForEachPayload;          /* slot 132, offset 1096 */
-  PJRT_TopologyDescription_Fingerprint *PJRT_TopologyDescription_Fingerprint; /* slot 133, offset 1104 */
-  PJRT_Executable_ParameterMemoryKinds *PJRT_Executable_ParameterMemoryKinds; /* slot 134, offset 1112 */
-  PJRT_Device_ClearMemoryStats *PJRT_Device_ClearMemoryStats;    /* slot 135, offset 1120 */
-  PJRT_TopologyDescription_MakeCanonicalShapeForMemorySpace *PJRT_TopologyDescription_MakeCanonicalShapeForMemorySpace; /* slot 136, offset 1128 */
-  PJRT_TopologyDescription_GetMemorySpaceKindIds *PJRT_TopologyDescription_GetMemorySpaceKindIds; /* slot 137, offset 1136 */
+  PJRT_Error_Destroy *PJRT_Error_Destroy;                              /* slot   0, offset   40 */
+  PJRT_Error_Message *PJRT_Error_Message;                              /* slot   1, offset   48 */
+  PJRT_Error_GetCode *PJRT_Error_GetCode;                              /* slot   2, offset   56 */
+  PJRT_Plugin_Initialize *PJRT_Plugin_Initialize;                      /* slot   3, offset   64 */
+  PJRT_Plugin_Attributes *PJRT_Plugin_Attributes;                      /* slot   4, offset   72 */
+  PJRT_Event_Destroy *PJRT_Event_Destroy;                              /* slot   5, offset   80 */
+  PJRT_Event_IsReady *PJRT_Event_IsReady;                              /* slot   6, offset   88 */
+  PJRT_Event_Error *PJRT_Event_Error;                                  /* slot   7, offset   96 */
+  PJRT_Event_Await *PJRT_Event_Await;                                  /* slot   8, offset  104 */
+  PJRT_Event_OnReady *PJRT_Event_OnReady;                              /* slot   9, offset  112 */
+  PJRT_Client_Create *PJRT_Client_Create;                              /* slot  10, offset  120 */
+  PJRT_Client_Destroy *PJRT_Client_Destroy;                            /* slot  11, offset  128 */
+  PJRT_Client_PlatformName *PJRT_Client_PlatformName;                  /* slot  12, offset  136 */
+  PJRT_Client_ProcessIndex *PJRT_Client_ProcessIndex;                  /* slot  13, offset  144 */
+  PJRT_Client_PlatformVersion *PJRT_Client_PlatformVersion;            /* slot  14, offset  152 */
+  PJRT_Client_Devices *PJRT_Client_Devices;                            /* slot  15, offset  160 */
+  PJRT_Client_AddressableDevices *PJRT_Client_AddressableDevices;      /* slot  16, offset  168 */
+  PJRT_Client_LookupDevice *PJRT_Client_LookupDevice;                  /* slot  17, offset  176 */
+  /* slot  18, offset  184 */
+  PJRT_Client_LookupAddressableDevice *PJRT_Client_LookupAddressableDevice;
+  PJRT_Client_AddressableMemories *PJRT_Client_AddressableMemories;    /* slot  19, offset  192 */
+  PJRT_Client_Compile *PJRT_Client_Compile;                            /* slot  20, offset  200 */
+  /* slot  21, offset  208 */
+  PJRT_Client_DefaultDeviceAssignment *PJRT_Client_DefaultDeviceAssignment;
+  PJRT_Client_BufferFromHostBuffer *PJRT_Client_BufferFromHostBuffer;  /* slot  22, offset  216 */
+  PJRT_DeviceDescription_Id *PJRT_DeviceDescription_Id;                /* slot  23, offset  224 */
+  /* slot  24, offset  232 */
+  PJRT_DeviceDescription_ProcessIndex *PJRT_DeviceDescription_ProcessIndex;
+  /* slot  25, offset  240 */
+  PJRT_DeviceDescription_Attributes *PJRT_DeviceDescription_Attributes;
+  PJRT_DeviceDescription_Kind *PJRT_DeviceDescription_Kind;            /* slot  26, offset  248 */
+  /* slot  27, offset  256 */
+  PJRT_DeviceDescription_DebugString *PJRT_DeviceDescription_DebugString;
+  PJRT_DeviceDescription_ToString *PJRT_DeviceDescription_ToString;    /* slot  28, offset  264 */
+  PJRT_Device_GetDescription *PJRT_Device_GetDescription;              /* slot  29, offset  272 */
+  PJRT_Device_IsAddressable *PJRT_Device_IsAddressable;                /* slot  30, offset  280 */
+  PJRT_Device_LocalHardwareId *PJRT_Device_LocalHardwareId;            /* slot  31, offset  288 */
+  PJRT_Device_AddressableMemories *PJRT_Device_AddressableMemories;    /* slot  32, offset  296 */
+  PJRT_Device_DefaultMemory *PJRT_Device_DefaultMemory;                /* slot  33, offset  304 */
+  PJRT_Device_MemoryStats *PJRT_Device_MemoryStats;                    /* slot  34, offset  312 */
+  PJRT_Memory_Id *PJRT_Memory_Id;                                      /* slot  35, offset  320 */
+  PJRT_Memory_Kind *PJRT_Memory_Kind;                                  /* slot  36, offset  328 */
+  PJRT_Memory_DebugString *PJRT_Memory_DebugString;                    /* slot  37, offset  336 */
+  PJRT_Memory_ToString *PJRT_Memory_ToString;                          /* slot  38, offset  344 */
+  PJRT_Memory_AddressableByDevices *PJRT_Memory_AddressableByDevices;  /* slot  39, offset  352 */
+  PJRT_Executable_Destroy *PJRT_Executable_Destroy;                    /* slot  40, offset  360 */
+  PJRT_Executable_Name *PJRT_Executable_Name;                          /* slot  41, offset  368 */
+  PJRT_Executable_NumReplicas *PJRT_Executable_NumReplicas;            /* slot  42, offset  376 */
+  PJRT_Executable_NumPartitions *PJRT_Executable_NumPartitions;        /* slot  43, offset  384 */
+  PJRT_Executable_NumOutputs *PJRT_Executable_NumOutputs;              /* slot  44, offset  392 */
+  /* slot  45, offset  400 */
+  PJRT_Executable_SizeOfGeneratedCodeInBytes *PJRT_Executable_SizeOfGeneratedCodeInBytes;
+  PJRT_Executable_GetCostAnalysis *PJRT_Executable_GetCostAnalysis;    /* slot  46, offset  408 */
+  /* slot  47, offset  416 */
+  PJRT_Executable_OutputMemoryKinds *PJRT_Executable_OutputMemoryKinds;
+  PJRT_Executable_OptimizedProgram *PJRT_Executable_OptimizedProgram;  /* slot  48, offset  424 */
+  PJRT_Executable_Serialize *PJRT_Executable_Serialize;                /* slot  49, offset  432 */
+  PJRT_LoadedExecutable_Destroy *PJRT_LoadedExecutable_Destroy;        /* slot  50, offset  440 */
+  /* slot  51, offset  448 */
+  PJRT_LoadedExecutable_GetExecutable *PJRT_LoadedExecutable_GetExecutable;
+  /* slot  52, offset  456 */
+  PJRT_LoadedExecutable_AddressableDevices *PJRT_LoadedExecutable_AddressableDevices;
+  PJRT_LoadedExecutable_Delete *PJRT_LoadedExecutable_Delete;          /* slot  53, offset  464 */
+  PJRT_LoadedExecutable_IsDeleted *PJRT_LoadedExecutable_IsDeleted;    /* slot  54, offset  472 */
+  PJRT_LoadedExecutable_Execute *PJRT_LoadedExecutable_Execute;        /* slot  55, offset  480 */
+  /* slot  56, offset  488 */
+  PJRT_Executable_DeserializeAndLoad *PJRT_Executable_DeserializeAndLoad;
+  /* slot  57, offset  496 */
+  PJRT_LoadedExecutable_Fingerprint *PJRT_LoadedExecutable_Fingerprint;
+  PJRT_Buffer_Destroy *PJRT_Buffer_Destroy;                            /* slot  58, offset  504 */
+  PJRT_Buffer_ElementType *PJRT_Buffer_ElementType;                    /* slot  59, offset  512 */
+  PJRT_Buffer_Dimensions *PJRT_Buffer_Dimensions;                      /* slot  60, offset  520 */
+  PJRT_Buffer_UnpaddedDimensions *PJRT_Buffer_UnpaddedDimensions;      /* slot  61, offset  528 */
+  /* slot  62, offset  536 */
+  PJRT_Buffer_DynamicDimensionIndices *PJRT_Buffer_DynamicDimensionIndices;
+  PJRT_Buffer_GetMemoryLayout *PJRT_Buffer_GetMemoryLayout;            /* slot  63, offset  544 */
+  PJRT_Buffer_OnDeviceSizeInBytes *PJRT_Buffer_OnDeviceSizeInBytes;    /* slot  64, offset  552 */
+  PJRT_Buffer_Device *PJRT_Buffer_Device;                              /* slot  65, offset  560 */
+  PJRT_Buffer_Memory *PJRT_Buffer_Memory;                              /* slot  66, offset  568 */
+  PJRT_Buffer_Delete *PJRT_Buffer_Delete;                              /* slot  67, offset  576 */
+  PJRT_Buffer_IsDeleted *PJRT_Buffer_IsDeleted;                        /* slot  68, offset  584 */
+  PJRT_Buffer_CopyToDevice *PJRT_Buffer_CopyToDevice;                  /* slot  69, offset  592 */
+  PJRT_Buffer_ToHostBuffer *PJRT_Buffer_ToHostBuffer;                  /* slot  70, offset  600 */
+  PJRT_Buffer_IsOnCpu *PJRT_Buffer_IsOnCpu;                            /* slot  71, offset  608 */
+  PJRT_Buffer_ReadyEvent *PJRT_Buffer_ReadyEvent;                      /* slot  72, offset  616 */
+  PJRT_Buffer_UnsafePointer *PJRT_Buffer_UnsafePointer;                /* slot  73, offset  624 */
+  /* slot  74, offset  632 */
+  PJRT_Buffer_IncreaseExternalReferenceCount *PJRT_Buffer_IncreaseExternalReferenceCount;
+  /* slot  75, offset  640 */
+  PJRT_Buffer_DecreaseExternalReferenceCount *PJRT_Buffer_DecreaseExternalReferenceCount;
+  /* slot  76, offset  648 */
+  PJRT_Buffer_OpaqueDeviceMemoryDataPointer *PJRT_Buffer_OpaqueDeviceMemoryDataPointer;
+  PJRT_CopyToDeviceStream_Destroy *PJRT_CopyToDeviceStream_Destroy;    /* slot  77, offset  656 */
+  PJRT_CopyToDeviceStream_AddChunk *PJRT_CopyToDeviceStream_AddChunk;  /* slot  78, offset  664 */
+  /* slot  79, offset  672 */
+  PJRT_CopyToDeviceStream_TotalBytes *PJRT_CopyToDeviceStream_TotalBytes;
+  /* slot  80, offset  680 */
+  PJRT_CopyToDeviceStream_GranuleSize *PJRT_CopyToDeviceStream_GranuleSize;
+  /* slot  81, offset  688 */
+  PJRT_CopyToDeviceStream_CurrentBytes *PJRT_CopyToDeviceStream_CurrentBytes;
+  PJRT_TopologyDescription_Create *PJRT_TopologyDescription_Create;    /* slot  82, offset  696 */
+  PJRT_TopologyDescription_Destroy *PJRT_TopologyDescription_Destroy;  /* slot  83, offset  704 */
+  /* slot  84, offset  712 */
+  PJRT_TopologyDescription_PlatformName *PJRT_TopologyDescription_PlatformName;
+  /* slot  85, offset  720 */
+  PJRT_TopologyDescription_PlatformVersion *PJRT_TopologyDescription_PlatformVersion;
+  /* slot  86, offset  728 */
+  PJRT_TopologyDescription_GetDeviceDescriptions *PJRT_TopologyDescription_GetDeviceDescriptions;
+  /* slot  87, offset  736 */
+  PJRT_TopologyDescription_Serialize *PJRT_TopologyDescription_Serialize;
+  /* slot  88, offset  744 */
+  PJRT_TopologyDescription_Attributes *PJRT_TopologyDescription_Attributes;
+  PJRT_Compile *PJRT_Compile;                                          /* slot  89, offset  752 */
+  /* slot  90, offset  760 */
+  PJRT_Executable_OutputElementTypes *PJRT_Executable_OutputElementTypes;
+  PJRT_Executable_OutputDimensions *PJRT_Executable_OutputDimensions;  /* slot  91, offset  768 */
+  PJRT_Buffer_CopyToMemory *PJRT_Buffer_CopyToMemory;                  /* slot  92, offset  776 */
+  /* slot  93, offset  784 */
+  PJRT_Client_CreateViewOfDeviceBuffer *PJRT_Client_CreateViewOfDeviceBuffer;
+  PJRT_Executable_Fingerprint *PJRT_Executable_Fingerprint;            /* slot  94, offset  792 */
+  PJRT_Client_TopologyDescription *PJRT_Client_TopologyDescription;    /* slot  95, offset  800 */
+  /* slot  96, offset  808 */
+  PJRT_Executable_GetCompiledMemoryStats *PJRT_Executable_GetCompiledMemoryStats;
+  PJRT_Memory_Kind_Id *PJRT_Memory_Kind_Id;                            /* slot  97, offset  816 */
+  PJRT_ExecuteContext_Create *PJRT_ExecuteContext_Create;              /* slot  98, offset  824 */
+  PJRT_ExecuteContext_Destroy *PJRT_ExecuteContext_Destroy;            /* slot  99, offset  832 */
+  PJRT_Buffer_CopyRawToHost *PJRT_Buffer_CopyRawToHost;                /* slot 100, offset  840 */
+  /* slot 101, offset  848 */
+  PJRT_AsyncHostToDeviceTransferManager_Destroy *PJRT_AsyncHostToDeviceTransferManager_Destroy;
+  /* slot 102, offset  856 */
+  PJRT_AsyncHostToDeviceTransferManager_TransferData *PJRT_AsyncHostToDeviceTransferManager_TransferData;
+  /* slot 103, offset  864 */
+  PJRT_Client_CreateBuffersForAsyncHostToDevice *PJRT_Client_CreateBuffersForAsyncHostToDevice;
+  /* slot 104, offset  872 */
+  PJRT_AsyncHostToDeviceTransferManager_RetrieveBuffer *PJRT_AsyncHostToDeviceTransferManager_RetrieveBuffer;
+  /* slot 105, offset  880 */
+  PJRT_AsyncHostToDeviceTransferManager_Device *PJRT_AsyncHostToDeviceTransferManager_Device;
+  /* slot 106, offset  888 */
+  PJRT_AsyncHostToDeviceTransferManager_BufferCount *PJRT_AsyncHostToDeviceTransferManager_BufferCount;
+  /* slot 107, offset  896 */
+  PJRT_AsyncHostToDeviceTransferManager_BufferSize *PJRT_AsyncHostToDeviceTransferManager_BufferSize;
+  /* slot 108, offset  904 */
+  PJRT_AsyncHostToDeviceTransferManager_SetBufferError *PJRT_AsyncHostToDeviceTransferManager_SetBufferError;
+  /* slot 109, offset  912 */
+  PJRT_AsyncHostToDeviceTransferManager_AddMetadata *PJRT_AsyncHostToDeviceTransferManager_AddMetadata;
+  PJRT_Client_DmaMap *PJRT_Client_DmaMap;                              /* slot 110, offset  920 */
+  PJRT_Client_DmaUnmap *PJRT_Client_DmaUnmap;                          /* slot 111, offset  928 */
+  /* slot 112, offset  936 */
+  PJRT_Client_CreateUninitializedBuffer *PJRT_Client_CreateUninitializedBuffer;
+  /* slot 113, offset  944 */
+  PJRT_Client_UpdateGlobalProcessInfo *PJRT_Client_UpdateGlobalProcessInfo;
+  /* slot 114, offset  952 */
+  PJRT_TopologyDescription_Deserialize *PJRT_TopologyDescription_Deserialize;
+  PJRT_Client_CreateAliasBuffer *PJRT_Client_CreateAliasBuffer;        /* slot 115, offset  960 */
+  PJRT_Client_FulfillAliasBuffer *PJRT_Client_FulfillAliasBuffer;      /* slot 116, offset  968 */
+  /* slot 117, offset  976 */
+  PJRT_LoadedExecutable_GetDeviceAssignment *PJRT_LoadedExecutable_GetDeviceAssignment;
+  PJRT_Client_CreateErrorBuffer *PJRT_Client_CreateErrorBuffer;        /* slot 118, offset  984 */
+  /* slot 119, offset  992 */
+  PJRT_AsyncHostToDeviceTransferManager_TransferLiteral *PJRT_AsyncHostToDeviceTransferManager_TransferLiteral;
+  PJRT_Buffer_CopyRawToHostFuture *PJRT_Buffer_CopyRawToHostFuture;    /* slot 120, offset 1000 */
+  PJRT_Device_PoisonExecution *PJRT_Device_PoisonExecution;            /* slot 121, offset 1008 */
+  /* slot 122, offset 1016 */
+  PJRT_Device_CreateAsyncTrackingEvent *PJRT_Device_CreateAsyncTrackingEvent;
+  PJRT_AsyncTrackingEvent_Destroy *PJRT_AsyncTrackingEvent_Destroy;    /* slot 123, offset 1024 */
+  /* slot 124, offset 1032 */
+  PJRT_Executable_GetCompileOptions *PJRT_Executable_GetCompileOptions;
+  /* slot 125, offset 1040 */
+  PJRT_Buffer_DonateWithControlDependency *PJRT_Buffer_DonateWithControlDependency;
+  PJRT_Event_Create *PJRT_Event_Create;                                /* slot 126, offset 1048 */
+  PJRT_Event_Set *PJRT_Event_Set;                                      /* slot 127, offset 1056 */
+  PJRT_Device_GetAttributes *PJRT_Device_GetAttributes;                /* slot 128, offset 1064 */
+  PJRT_Client_Load *PJRT_Client_Load;                                  /* slot 129, offset 1072 */
+  /* slot 130, offset 1080 */
+  PJRT_LoadedExecutable_AddressableDeviceLogicalIds *PJRT_LoadedExecutable_AddressableDeviceLogicalIds;
+  PJRT_Buffer_Bitcast *PJRT_Buffer_Bitcast;                            /* slot 131, offset 1088 */
+  PJRT_Error_ForEachPayload *PJRT_Error_ForEachPayload;                /* slot 132, offset 1096 */
+  /* slot 133, offset 1104 */
+  PJRT_TopologyDescription_Fingerprint *PJRT_TopologyDescription_Fingerprint;
+  /* slot 134, offset 1112 */
+  PJRT_Executable_ParameterMemoryKinds *PJRT_Executable_ParameterMemoryKinds;
+  PJRT_Device_ClearMemoryStats *PJRT_Device_ClearMemoryStats;          /* slot 135, offset 1120 */
+  /* slot 136, offset 1128 */
+  PJRT_TopologyDescription_MakeCanonicalShapeForMemorySpace *PJRT_TopologyDescription_MakeCanonicalShapeForMemorySpace;
+  /* slot 137, offset 1136 */
+  PJRT_TopologyDescription_GetMemorySpaceKindIds *PJRT_TopologyDescription_GetMemorySpaceKindIds;
 } PJRT_Api;
 APU_PJRT_STRUCT_SIZE_CONSTANT(PJRT_Api, PJRT_TopologyDescription_GetMemorySpaceKindIds);
 

@@ -200,7 +200,7 @@ pub type PJRT_Error_PayloadVisitor = ::std::option::Option<
         user_arg: *mut ::std::os::raw::c_void,
     ),
 >;
-#[doc = " Behaviour of an error object, reachable from the error itself. instance_size is the size of the\n plugin's full error object."]
+#[doc = " Behaviour of an error object, reachable from the error itself. instance_size is the size\n of the plugin's full error object."]
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct PJRT_Error_FunctionTable {
@@ -257,7 +257,7 @@ impl Default for PJRT_Error_FunctionTable {
 }
 pub const PJRT_Error_FunctionTable_STRUCT_SIZE: _bindgen_ty_5 = 56;
 pub type _bindgen_ty_5 = ::std::os::raw::c_uint;
-#[doc = " An error starts with a pointer to its function table, so a plugin's error objects must embed this\n struct as their first member."]
+#[doc = " An error starts with a pointer to its function table, so a plugin's error objects must\n embed this struct as their first member."]
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct PJRT_Error {
@@ -355,11 +355,11 @@ impl Default for PJRT_Error_ForEachPayload_Args {
 }
 pub const PJRT_Error_ForEachPayload_Args_STRUCT_SIZE: _bindgen_ty_8 = 40;
 pub type _bindgen_ty_8 = ::std::os::raw::c_uint;
-#[doc = " Visits the payloads of an error; a plugin without payloads visits nothing. [slot 132, offset 1096]"]
+#[doc = " Visits the payloads of an error; a plugin without payloads visits nothing.\n [slot 132, offset 1096]"]
 pub type PJRT_Error_ForEachPayload = ::std::option::Option<
     unsafe extern "C" fn(args: *mut PJRT_Error_ForEachPayload_Args) -> *mut PJRT_Error,
 >;
-#[doc = " Supplied by the plugin to caller callbacks so they can build a PJRT_Error; the message only has\n to live for the duration of the call."]
+#[doc = " Supplied by the plugin to caller callbacks so they can build a PJRT_Error; the message\n only has to live for the duration of the call."]
 pub type PJRT_CallbackError = ::std::option::Option<
     unsafe extern "C" fn(
         code: PJRT_Error_Code,
@@ -374,7 +374,7 @@ pub const PJRT_NamedValue_kFloat: PJRT_NamedValue_Type = 3;
 pub const PJRT_NamedValue_kBool: PJRT_NamedValue_Type = 4;
 #[doc = " Which union member of PJRT_NamedValue is valid."]
 pub type PJRT_NamedValue_Type = ::std::os::raw::c_uint;
-#[doc = " Option or attribute. Strings are not NUL-terminated: value_size is the byte length for strings,\n the element count for Int64List and 1 for scalars."]
+#[doc = " Option or attribute. Strings are not NUL-terminated: value_size is the byte length for\n strings, the element count for Int64List and 1 for scalars."]
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub struct PJRT_NamedValue {
@@ -518,11 +518,11 @@ impl Default for PJRT_Plugin_Attributes_Args {
 }
 pub const PJRT_Plugin_Attributes_Args_STRUCT_SIZE: _bindgen_ty_11 = 32;
 pub type _bindgen_ty_11 = ::std::os::raw::c_uint;
-#[doc = " Process-lifetime attributes. JAX reads stablehlo_current_version to choose the StableHLO version\n it serializes to; xla_version and stablehlo_minimum_version are expected too. [slot 4, offset 72]"]
+#[doc = " Process-lifetime attributes. JAX reads stablehlo_current_version to choose the StableHLO\n version it serializes to; xla_version and stablehlo_minimum_version are expected too.\n [slot 4, offset 72]"]
 pub type PJRT_Plugin_Attributes = ::std::option::Option<
     unsafe extern "C" fn(args: *mut PJRT_Plugin_Attributes_Args) -> *mut PJRT_Error,
 >;
-#[doc = " An event completes once, with or without an error. The caller owns\n every PJRT_Event* it receives and frees it with PJRT_Event_Destroy."]
+#[doc = " An event completes once, with or without an error. The caller owns every PJRT_Event* it\n receives and frees it with PJRT_Event_Destroy."]
 #[repr(C)]
 #[derive(Debug)]
 pub struct PJRT_Event {
@@ -630,7 +630,7 @@ impl Default for PJRT_Event_Error_Args {
 }
 pub const PJRT_Event_Error_Args_STRUCT_SIZE: _bindgen_ty_14 = 24;
 pub type _bindgen_ty_14 = ::std::os::raw::c_uint;
-#[doc = " The outcome of a completed event, as a new error object the caller must free. [slot 7, offset 96]"]
+#[doc = " The outcome of a completed event, as a new error object the caller must free.\n [slot 7, offset 96]"]
 pub type PJRT_Event_Error = ::std::option::Option<
     unsafe extern "C" fn(args: *mut PJRT_Event_Error_Args) -> *mut PJRT_Error,
 >;
@@ -708,7 +708,7 @@ impl Default for PJRT_Event_OnReady_Args {
 }
 pub const PJRT_Event_OnReady_Args_STRUCT_SIZE: _bindgen_ty_16 = 40;
 pub type _bindgen_ty_16 = ::std::os::raw::c_uint;
-#[doc = " Registers a callback to run once the event completes (\nimmediately if it already has). [slot 9,\noffset 112]"]
+#[doc = " Registers a callback to run once the event completes (immediately if it already has).\n [slot 9, offset 112]"]
 pub type PJRT_Event_OnReady = ::std::option::Option<
     unsafe extern "C" fn(args: *mut PJRT_Event_OnReady_Args) -> *mut PJRT_Error,
 >;
@@ -785,10 +785,10 @@ impl Default for PJRT_Event_Set_Args {
 }
 pub const PJRT_Event_Set_Args_STRUCT_SIZE: _bindgen_ty_18 = 48;
 pub type _bindgen_ty_18 = ::std::os::raw::c_uint;
-#[doc = " Completes an event made by PJRT_Event_Create; error_code OK means success. [slot 127, offset 1056]"]
+#[doc = " Completes an event made by PJRT_Event_Create; error_code OK means success.\n [slot 127, offset 1056]"]
 pub type PJRT_Event_Set =
     ::std::option::Option<unsafe extern "C" fn(args: *mut PJRT_Event_Set_Args) -> *mut PJRT_Error>;
-#[doc = " The opaque handle types are declared\n first; only PJRT_Error and PJRT_Memory have a visible first member (a function table pointer)."]
+#[doc = " The handle types are opaque except PJRT_Error and PJRT_Memory, whose first member is a\n pointer to a function table."]
 #[repr(C)]
 #[derive(Debug)]
 pub struct PJRT_Client {
@@ -1137,7 +1137,7 @@ impl Default for PJRT_Client_Create_Args {
 }
 pub const PJRT_Client_Create_Args_STRUCT_SIZE: _bindgen_ty_24 = 88;
 pub type _bindgen_ty_24 = ::std::os::raw::c_uint;
-#[doc = " Creates a client from typed options (\nunknown option names may be rejected). [slot 10,\noffset 120]"]
+#[doc = " Creates a client from typed options (unknown option names may be rejected).\n [slot 10, offset 120]"]
 pub type PJRT_Client_Create = ::std::option::Option<
     unsafe extern "C" fn(args: *mut PJRT_Client_Create_Args) -> *mut PJRT_Error,
 >;
@@ -1742,7 +1742,7 @@ impl Default for PJRT_Client_Compile_Args {
 }
 pub const PJRT_Client_Compile_Args_STRUCT_SIZE: _bindgen_ty_38 = 56;
 pub type _bindgen_ty_38 = ::std::os::raw::c_uint;
-#[doc = " Compiles and loads a program; compile_options is a serialized xla.CompileOptionsProto. May be called\n from a thread other than the one that created the client. [slot 20, offset 200]"]
+#[doc = " Compiles and loads a program; compile_options is a serialized xla.CompileOptionsProto.\n May be called from a thread other than the one that created the client. [slot 20, offset 200]"]
 pub type PJRT_Client_Compile = ::std::option::Option<
     unsafe extern "C" fn(args: *mut PJRT_Client_Compile_Args) -> *mut PJRT_Error,
 >;
@@ -2417,7 +2417,7 @@ pub const PJRT_HostBufferSemantics_kImmutableOnlyDuringCall: PJRT_HostBufferSema
 pub const PJRT_HostBufferSemantics_kImmutableUntilTransferCompletes: PJRT_HostBufferSemantics = 1;
 pub const PJRT_HostBufferSemantics_kImmutableZeroCopy: PJRT_HostBufferSemantics = 2;
 pub const PJRT_HostBufferSemantics_kMutableZeroCopy: PJRT_HostBufferSemantics = 3;
-#[doc = " How long the caller's host memory stays valid and unchanged for\n PJRT_Client_BufferFromHostBuffer: only during the call, until done_with_host_buffer fires, or for the\n whole life of the buffer (zero copy; the plugin may alias it, mutably for kMutableZeroCopy)."]
+#[doc = " How long the caller's host memory stays valid and unchanged for\n PJRT_Client_BufferFromHostBuffer: only during the call, until done_with_host_buffer fires, or\n for the whole life of the buffer (zero copy; the plugin may alias it, mutably for\n kMutableZeroCopy)."]
 pub type PJRT_HostBufferSemantics = ::std::os::raw::c_uint;
 pub const PJRT_Buffer_MemoryLayout_Type_Tiled: PJRT_Buffer_MemoryLayout_Type = 0;
 pub const PJRT_Buffer_MemoryLayout_Type_Strides: PJRT_Buffer_MemoryLayout_Type = 1;
@@ -3284,7 +3284,7 @@ impl Default for PJRT_DeviceDescription_Attributes_Args {
 }
 pub const PJRT_DeviceDescription_Attributes_Args_STRUCT_SIZE: _bindgen_ty_65 = 40;
 pub type _bindgen_ty_65 = ::std::os::raw::c_uint;
-#[doc = " Device attributes; JAX only accepts String, Int64 and Int64List values here. [slot 25, offset 240]"]
+#[doc = " Device attributes; JAX only accepts String, Int64 and Int64List values here.\n [slot 25, offset 240]"]
 pub type PJRT_DeviceDescription_Attributes = ::std::option::Option<
     unsafe extern "C" fn(args: *mut PJRT_DeviceDescription_Attributes_Args) -> *mut PJRT_Error,
 >;
@@ -5098,7 +5098,7 @@ impl Default for PJRT_ExecuteOptions {
 }
 pub const PJRT_ExecuteOptions_STRUCT_SIZE: _bindgen_ty_103 = 144;
 pub type _bindgen_ty_103 = ::std::os::raw::c_uint;
-#[doc = " argument_lists[device][argument] in; output_lists[device][output] filled by the plugin\n (\nthe caller allocates the arrays). device_complete_events,\nwhen non-NULL,\nreceives one event per device."]
+#[doc = " argument_lists[device][argument] in; output_lists[device][output] filled by the plugin\n (the caller allocates the arrays). device_complete_events, when non-NULL, receives one event\n per device."]
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct PJRT_LoadedExecutable_Execute_Args {
@@ -6292,7 +6292,7 @@ impl Default for PJRT_Buffer_Delete_Args {
 }
 pub const PJRT_Buffer_Delete_Args_STRUCT_SIZE: _bindgen_ty_127 = 24;
 pub type _bindgen_ty_127 = ::std::os::raw::c_uint;
-#[doc = " Releases the buffer memory early; the handle stays valid until PJRT_Buffer_Destroy. [slot 67, offset 576]"]
+#[doc = " Releases the buffer memory early; the handle stays valid until PJRT_Buffer_Destroy.\n [slot 67, offset 576]"]
 pub type PJRT_Buffer_Delete = ::std::option::Option<
     unsafe extern "C" fn(args: *mut PJRT_Buffer_Delete_Args) -> *mut PJRT_Error,
 >;
@@ -6331,7 +6331,7 @@ impl Default for PJRT_Buffer_IsDeleted_Args {
 }
 pub const PJRT_Buffer_IsDeleted_Args_STRUCT_SIZE: _bindgen_ty_128 = 25;
 pub type _bindgen_ty_128 = ::std::os::raw::c_uint;
-#[doc = " True after PJRT_Buffer_Delete, or after the buffer was donated to an execution. [slot 68, offset 584]"]
+#[doc = " True after PJRT_Buffer_Delete, or after the buffer was donated to an execution.\n [slot 68, offset 584]"]
 pub type PJRT_Buffer_IsDeleted = ::std::option::Option<
     unsafe extern "C" fn(args: *mut PJRT_Buffer_IsDeleted_Args) -> *mut PJRT_Error,
 >;
@@ -6661,7 +6661,7 @@ impl Default for PJRT_Buffer_IsOnCpu_Args {
 }
 pub const PJRT_Buffer_IsOnCpu_Args_STRUCT_SIZE: _bindgen_ty_135 = 25;
 pub type _bindgen_ty_135 = ::std::os::raw::c_uint;
-#[doc = " True lets callers read the buffer in place through OpaqueDeviceMemoryDataPointer. [slot 71, offset 608]"]
+#[doc = " True lets callers read the buffer in place through OpaqueDeviceMemoryDataPointer.\n [slot 71, offset 608]"]
 pub type PJRT_Buffer_IsOnCpu = ::std::option::Option<
     unsafe extern "C" fn(args: *mut PJRT_Buffer_IsOnCpu_Args) -> *mut PJRT_Error,
 >;
@@ -7008,6 +7008,7 @@ pub struct PJRT_Buffer_DonateWithControlDependency_Args {
     pub buffer: *mut PJRT_Buffer,
     #[doc = " out"]
     pub callback_data: *mut ::std::os::raw::c_void,
+    #[doc = " out"]
     pub dependency_ready_callback: ::std::option::Option<
         unsafe extern "C" fn(args: *mut PJRT_Buffer_DonateWithControlDependency_Callback_Args),
     >,
@@ -7895,7 +7896,7 @@ pub type _bindgen_ty_161 = ::std::os::raw::c_uint;
 #[doc = " [slot 89, offset 752]"]
 pub type PJRT_Compile =
     ::std::option::Option<unsafe extern "C" fn(args: *mut PJRT_Compile_Args) -> *mut PJRT_Error>;
-#[doc = " The table returned by GetPjrtApi: a 40-byte head, then one function pointer per slot (\nslot i at byte\n offset 40 + 8 * i on LP64). Slots are only ever appended."]
+#[doc = " The table returned by GetPjrtApi: a 40-byte head, then one function pointer per slot\n (slot i at byte offset 40 + 8 * i on LP64). Slots are only ever appended."]
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct PJRT_Api {

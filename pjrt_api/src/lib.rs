@@ -36,6 +36,24 @@ pub const GET_PJRT_API_SYMBOL: &[u8] = b"GetPjrtApi\0";
 /// Signature of that entry point.
 pub type GetPjrtApiFn = unsafe extern "C" fn() -> *const PJRT_Api;
 
+/// True when a caller-provided args struct of `struct_size` bytes contains `field` of `Type`.
+///
+/// Callers built against an older header pass a smaller `struct_size`; members beyond it do not
+/// exist in their struct and must be treated as absent (zero/NULL), never read:
+///
+/// ```
+/// use apu_pjrt_api::{field_in_caller_struct, PJRT_ExecuteOptions};
+/// assert!(field_in_caller_struct!(PJRT_ExecuteOptions, launch_id, 144));
+/// assert!(!field_in_caller_struct!(PJRT_ExecuteOptions, num_hlo_output_callbacks, 136));
+/// ```
+#[macro_export]
+macro_rules! field_in_caller_struct {
+    ($ty:ty, $field:ident, $struct_size:expr) => {
+        // Struct sizes always end at a member's end, so "starts inside" means "fully inside".
+        ::std::mem::offset_of!($ty, $field) < ($struct_size as usize)
+    };
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -48,6 +66,15 @@ mod tests {
         assert_eq!(size_of::<PJRT_Api>(), 1144);
         assert_eq!(offset_of!(PJRT_Api, PJRT_Error_Destroy), API_FIRST_SLOT_OFFSET);
         assert_eq!(offset_of!(PJRT_Api, PJRT_TopologyDescription_GetMemorySpaceKindIds), 1136);
+    }
+
+    #[test]
+    fn caller_struct_size_decides_which_fields_exist() {
+        // A caller whose struct ends right after `launch_id` has none of the later members.
+        let end_of_launch_id = offset_of!(PJRT_ExecuteOptions, launch_id) + 4;
+        assert!(field_in_caller_struct!(PJRT_ExecuteOptions, launch_id, end_of_launch_id));
+        assert!(!field_in_caller_struct!(PJRT_ExecuteOptions, non_donatable_input_indices, end_of_launch_id));
+        assert!(field_in_caller_struct!(PJRT_ExecuteOptions, num_hlo_output_callbacks, EXECUTE_OPTIONS_STRUCT_SIZE));
     }
 
     #[test]

@@ -1,0 +1,137 @@
+//! What an executable says about its outputs, and programs with several outputs.
+use super::programs::add_case;
+use crate::conformance::handles::{copy_list, default_execute_options, Client};
+use crate::conformance::npz::{read_npz, NpyArray};
+use crate::conformance::plugin::{bytes_to_string, Plugin};
+use crate::conformance::runner::{CaseResult, Skip};
+use crate::conformance::samples::jax_sample;
+use crate::{pjrt_args, pjrt_call};
+use anyhow::{ensure, Context};
+use apu_pjrt_api::*;
+
+/// Output element types and dimensions are required; output memory kinds may be UNIMPLEMENTED
+/// (jaxlib tolerates it) but when present must say "device".
+pub fn executable_output_metadata(plugin: &Plugin) -> CaseResult {
+    let case = add_case()?;
+    let client = Client::create(plugin)?;
+    let loaded = client.compile(&jax_sample("add.vhlo_v1_13_7.mlirbc")?, "mlir", &case.options)?;
+    let executable = loaded.executable()?;
+    let mut types = pjrt_args!(PJRT_Executable_OutputElementTypes_Args { executable: executable.raw });
+    pjrt_call!(plugin, PJRT_Executable_OutputElementTypes, &mut types)?;
+    let types = unsafe { copy_list(types.output_types, types.num_output_types) };
+    ensure!(types == [PJRT_Buffer_Type_F32], "output element types {types:?}");
+    let mut dims = pjrt_args!(PJRT_Executable_OutputDimensions_Args { executable: executable.raw });
+    pjrt_call!(plugin, PJRT_Executable_OutputDimensions, &mut dims)?;
+    ensure!(dims.num_outputs == 1, "OutputDimensions num_outputs {}", dims.num_outputs);
+    let sizes = unsafe { copy_list(dims.dim_sizes, dims.num_outputs) };
+    let flat = unsafe { copy_list(dims.dims, sizes.iter().sum()) };
+    ensure!(sizes == [1] && flat == [8], "output dims {flat:?} (ranks {sizes:?})");
+    let mut kinds = pjrt_args!(PJRT_Executable_OutputMemoryKinds_Args { executable: executable.raw });
+    match pjrt_call!(plugin, PJRT_Executable_OutputMemoryKinds, &mut kinds) {
+        Ok(()) => {
+            let ptrs = unsafe { copy_list(kinds.memory_kinds, kinds.num_outputs) };
+            let lens = unsafe { copy_list(kinds.memory_kind_sizes, kinds.num_outputs) };
+            let names: Vec<String> = ptrs.iter().zip(&lens).map(|(p, n)| unsafe { bytes_to_string(*p, *n) }).collect();
+            ensure!(names == ["device"], "output memory kinds {names:?}");
+        }
+        Err(e) if e.code == PJRT_Error_Code_UNIMPLEMENTED => {}
+        Err(e) => return Err(e.into()),
+    }
+    Ok(())
+}
+
+fn element_type_of(array: &NpyArray) -> anyhow::Result<PJRT_Buffer_Type> {
+    Ok(match array.descr.as_str() {
+        "<f4" => PJRT_Buffer_Type_F32,
+        "<i4" => PJRT_Buffer_Type_S32,
+        other => anyhow::bail!("sample dtype {other} not handled by this case"),
+    })
+}
+
+/// Values equal, allowing f32 rounding differences (a fused multiply-add may differ in the
+/// last bits from separate operations).
+fn close_enough(ty: PJRT_Buffer_Type, got: &[u8], want: &[u8]) -> bool {
+    if ty != PJRT_Buffer_Type_F32 {
+        return got == want;
+    }
+    let f = |b: &[u8]| b.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect::<Vec<_>>();
+    let (g, w) = (f(got), f(want));
+    g.len() == w.len() && g.iter().zip(&w).all(|(a, b)| (a - b).abs() <= 1e-5 * b.abs().max(1.0))
+}
+
+/// `while_loop` (f32[3], s32[] -> s32[], f32[3]): two outputs of different types, one scalar.
+/// Expected values are the ones JAX's CPU backend produced when the sample was made.
+pub fn multiple_outputs_while_loop(plugin: &Plugin) -> CaseResult {
+    let arrays = read_npz(&jax_sample("while_loop.io.npz")?).map_err(|e| Skip(format!("while_loop.io.npz: {e}")))?;
+    let get = |k: &str| arrays.get(k).with_context(|| format!("while_loop.io.npz has no {k}"));
+    let options = jax_sample("while_loop.compile_options.pb")?;
+    let client = Client::create(plugin)?;
+    let executable = client.compile(&jax_sample("while_loop.vhlo_v1_13_7.mlirbc")?, "mlir", &options)?;
+    let (in0, in1) = (get("in0")?, get("in1")?);
+    let a = client.upload(&in0.data, element_type_of(in0)?, &in0.shape)?;
+    let b = client.upload(&in1.data, element_type_of(in1)?, &in1.shape)?;
+    let run = executable.execute(&[&a, &b], &mut default_execute_options())?;
+    run.complete.as_ref().context("no completion event")?.await_ready()?.context("execution error")?;
+    ensure!(run.outputs.len() == 2, "{} outputs", run.outputs.len());
+    for (i, out) in run.outputs.iter().enumerate() {
+        let want = get(&format!("out{i}"))?;
+        let ty = element_type_of(want)?;
+        ensure!(out.element_type()? == ty, "output {i} type {}", out.element_type()?);
+        ensure!(out.dimensions()? == want.shape, "output {i} dims {:?}", out.dimensions()?);
+        let got = out.to_host(want.data.len())?;
+        ensure!(close_enough(ty, &got, &want.data), "output {i}: {got:?} vs {:?}", want.data);
+    }
+    Ok(())
+}
+
+/// Several threads executing the same executable at once (jaxlib dispatches from any thread).
+pub fn concurrent_executions(plugin: &Plugin) -> CaseResult {
+    let case = super::programs::add_case()?;
+    let client = Client::create(plugin)?;
+    let executable = client.compile(&jax_sample("add.vhlo_v1_13_7.mlirbc")?, "mlir", &case.options)?;
+    let f32_bytes = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let (client_ref, executable_ref, case_ref) = (&client, &executable, &case);
+    let results: Vec<anyhow::Result<()>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..4)
+            .map(|worker| {
+                scope.spawn(move || -> anyhow::Result<()> {
+                    for round in 0..5 {
+                        let a = client_ref.upload(&f32_bytes(&case_ref.in0), PJRT_Buffer_Type_F32, &[8])?;
+                        let b = client_ref.upload(&f32_bytes(&case_ref.in1), PJRT_Buffer_Type_F32, &[8])?;
+                        let run = executable_ref.execute(&[&a, &b], &mut default_execute_options())?;
+                        run.complete.as_ref().context("no completion event")?.await_ready()?.context("execution error")?;
+                        let got = run.outputs.first().context("no output")?.to_host(32)?;
+                        ensure!(got == f32_bytes(&case_ref.expected), "worker {worker} round {round}: wrong result");
+                    }
+                    Ok(())
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().unwrap_or_else(|_| Err(anyhow::anyhow!("worker panicked")))).collect()
+    });
+    for result in results {
+        result?;
+    }
+    Ok(())
+}
+
+/// Buffer_CopyToMemory (what `jax.device_put` to another device or memory kind uses): to the
+/// default memory of the last addressable device (another device when there are several).
+pub fn copy_to_memory(plugin: &Plugin) -> CaseResult {
+    let client = Client::create(plugin)?;
+    let bytes: Vec<u8> = (0u8..24).collect();
+    let source = client.upload(&bytes, PJRT_Buffer_Type_U8, &[4, 6])?;
+    let target_device = *client.addressable_devices()?.last().context("no devices")?;
+    let mut default = pjrt_args!(PJRT_Device_DefaultMemory_Args { device: target_device });
+    pjrt_call!(plugin, PJRT_Device_DefaultMemory, &mut default)?;
+    let mut args = pjrt_args!(PJRT_Buffer_CopyToMemory_Args { buffer: source.raw, dst_memory: default.memory });
+    pjrt_call!(plugin, PJRT_Buffer_CopyToMemory, &mut args)?;
+    let copy = crate::conformance::handles::Buffer { plugin, raw: args.dst_buffer };
+    ensure!(!copy.raw.is_null(), "CopyToMemory returned no buffer");
+    ensure!(copy.memory()? == default.memory, "copy is not in the requested memory");
+    ensure!(copy.device()? == target_device, "copy is not on the requested device");
+    ensure!(copy.dimensions()? == [4, 6], "copy dims {:?}", copy.dimensions()?);
+    ensure!(copy.to_host(24)? == bytes, "copy holds other bytes");
+    ensure!(!source.is_deleted()? && source.to_host(24)? == bytes, "source changed by the copy");
+    Ok(())
+}
