@@ -192,7 +192,13 @@ fn host_buffer_round_trips_with_strides_and_layouts() {
         );
     }
     let e = client
-        .buffer_from_host(&col_major, PJRT_Buffer_Type_F32, &[2, 3], None, PJRT_HostBufferSemantics_kMutableZeroCopy)
+        .buffer_from_host(
+            &col_major,
+            PJRT_Buffer_Type_F32,
+            &[2, 3],
+            None,
+            PJRT_HostBufferSemantics_kMutableZeroCopy,
+        )
         .err()
         .unwrap();
     assert_eq!(e.code, PJRT_Error_Code_UNIMPLEMENTED);
@@ -419,6 +425,10 @@ fn events_created_and_set_by_the_caller() {
     assert_eq!(CALLBACK_ERRORS.load(Ordering::SeqCst), 1);
     let e = await_event(c.event).unwrap_err();
     assert!(e.message.contains(msg));
+    assert_eq!(
+        e.code, PJRT_Error_Code_CANCELLED,
+        "the caller's code is kept"
+    );
     let mut err = args!(PJRT_Event_Error_Args { event: c.event });
     assert!(call!(PJRT_Event_Error, &mut err).is_err());
     // Setting twice is refused.

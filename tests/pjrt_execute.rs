@@ -161,10 +161,17 @@ fn argument_types_are_checked() {
     let e = exe.execute(&[&wrong, &y], &[]).err().unwrap();
     assert_eq!(e.code, PJRT_Error_Code_INVALID_ARGUMENT);
     assert!(
-        e.message.contains("argument 0") && e.message.contains("tensor<4xf32>"),
+        e.message.contains("argument 0") && e.message.contains("[4]"),
         "{}",
         e.message
     );
+    // Storage-only narrow types keep their caller-visible type.
+    let narrow = client
+        .buffer_from_host(&[0u8; 8], PJRT_Buffer_Type_F8E8M0FNU, &[8], None, 0)
+        .unwrap();
+    assert_eq!(narrow.element_type(), PJRT_Buffer_Type_F8E8M0FNU);
+    let e = exe.execute(&[&narrow, &y], &[]).err().unwrap();
+    assert!(e.message.contains("F8E8M0FNU"), "{}", e.message);
     assert!(!wrong.is_deleted(), "a refused call has no side effects");
     let e = exe.execute(&[&y], &[]).err().unwrap();
     assert_eq!(e.code, PJRT_Error_Code_INVALID_ARGUMENT);

@@ -9,7 +9,7 @@ use super::event::EventHandle;
 use super::guard::{args_min_size, entry, handle, slice, ApiResult};
 use super::host_layout::layout_byte_strides;
 use super::memory::memory;
-use super::types::{element_type, pjrt_type};
+use super::types::{pjrt_type, storage_type};
 use apu_compiler::ir::TensorType;
 use apu_pjrt_api::*;
 use apu_runtime::layout::{byte_extent, gather_strided, scatter_strided};
@@ -20,6 +20,9 @@ use std::sync::Arc;
 pub(crate) struct BufferHandle {
     pub client: Arc<ClientState>,
     pub buffer: Arc<DeviceBuffer>,
+    /// The element type as the caller knows it; differs from the stored type only for
+    /// storage-only narrow types (see `types::storage_type`).
+    pub pjrt_type: PJRT_Buffer_Type,
     dims: Vec<i64>,
     /// Descending `minor_to_major` (row-major), for `PJRT_Buffer_GetMemoryLayout`.
     minor_to_major: Vec<i64>,
@@ -28,12 +31,23 @@ pub(crate) struct BufferHandle {
 impl BufferHandle {
     /// A new caller-owned `PJRT_Buffer*`; its contents count in the device's memory statistics.
     pub fn into_raw(client: Arc<ClientState>, buffer: Arc<DeviceBuffer>) -> *mut PJRT_Buffer {
+        let ty = pjrt_type(buffer.ty().elem);
+        Self::into_raw_as(client, buffer, ty)
+    }
+
+    /// Like [`BufferHandle::into_raw`], reporting `pjrt_type` as the element type.
+    pub fn into_raw_as(
+        client: Arc<ClientState>,
+        buffer: Arc<DeviceBuffer>,
+        pjrt_type: PJRT_Buffer_Type,
+    ) -> *mut PJRT_Buffer {
         buffer.track(client.device(buffer.device()).memory_stats.clone());
         let dims = buffer.ty().shape.clone();
         let minor_to_major = (0..dims.len() as i64).rev().collect();
         Box::into_raw(Box::new(BufferHandle {
             client,
             buffer,
+            pjrt_type,
             dims,
             minor_to_major,
         })) as *mut PJRT_Buffer
@@ -63,7 +77,7 @@ unsafe fn tensor_type(
             "negative dimension {d} in shape {shape:?}"
         )));
     }
-    let tt = TensorType::new(shape, element_type(ty)?);
+    let tt = TensorType::new(shape, storage_type(ty)?);
     tt.shape
         .iter()
         .try_fold(tt.elem.byte_size() as u64, |acc, &d| {
@@ -182,7 +196,7 @@ pub(crate) unsafe extern "C" fn client_buffer_from_host_buffer(
         let tensor = Tensor::from_bytes(ty, &bytes)?;
         let buf = DeviceBuffer::ready(tensor, device);
         a.done_with_host_buffer = EventHandle::into_raw(Event::ready());
-        a.buffer = BufferHandle::into_raw(c.state.clone(), buf);
+        a.buffer = BufferHandle::into_raw_as(c.state.clone(), buf, a.type_);
         Ok(())
     })
 }
@@ -196,9 +210,10 @@ pub(crate) unsafe extern "C" fn client_create_uninitialized_buffer(
         unsafe { check_device_layout(a.shape_layout, &ty)? };
         let device = c.state.target_device(a.device, a.memory)?;
         // Zero-filled: "uninitialized" contents are unspecified, and zeros are the safest choice.
-        a.buffer = BufferHandle::into_raw(
+        a.buffer = BufferHandle::into_raw_as(
             c.state.clone(),
             DeviceBuffer::ready(Tensor::zeroed(ty), device),
+            a.shape_element_type,
         );
         Ok(())
     })
@@ -223,7 +238,7 @@ pub(crate) unsafe extern "C" fn client_create_error_buffer(
         promise.fulfill(Err(apu_compiler::Error::from(&ApiError::new(
             code, message,
         ))));
-        a.buffer = BufferHandle::into_raw(c.state.clone(), buffer);
+        a.buffer = BufferHandle::into_raw_as(c.state.clone(), buffer, a.shape_element_type);
         Ok(())
     })
 }
@@ -243,7 +258,7 @@ pub(crate) unsafe extern "C" fn buffer_element_type(
     args: *mut PJRT_Buffer_ElementType_Args,
 ) -> *mut PJRT_Error {
     entry("PJRT_Buffer_ElementType", args, |a| {
-        a.type_ = pjrt_type(unsafe { buffer(a.buffer, "buffer")? }.buffer.ty().elem);
+        a.type_ = unsafe { buffer(a.buffer, "buffer")? }.pjrt_type;
         Ok(())
     })
 }
@@ -369,7 +384,11 @@ fn copy_to(src: &BufferHandle, device: usize) -> ApiResult<*mut PJRT_Buffer> {
                 .and_then(|()| source.contents_for_consumer()),
         );
     });
-    Ok(BufferHandle::into_raw(src.client.clone(), dst))
+    Ok(BufferHandle::into_raw_as(
+        src.client.clone(),
+        dst,
+        src.pjrt_type,
+    ))
 }
 
 pub(crate) unsafe extern "C" fn buffer_copy_to_device(

@@ -143,17 +143,29 @@ impl ApiError {
     }
 }
 
+/// Context entry that carries a PJRT code the compiler's three error kinds cannot express (e.g.
+/// ABORTED set by a caller on an event) through the runtime, which only knows compiler errors.
+const CODE_CONTEXT_PREFIX: &str = "pjrt-error-code:";
+
 /// Errors of the compiler and runtime crates.
 impl From<apu_compiler::Error> for ApiError {
     fn from(e: apu_compiler::Error) -> Self {
         use apu_compiler::error::ErrorKind;
-        let code = match e.kind {
+        let mut code = match e.kind {
             ErrorKind::Unimplemented => ErrorCode::Unimplemented,
             ErrorKind::InvalidArgument => ErrorCode::InvalidArgument,
             ErrorKind::Internal => ErrorCode::Internal,
         };
         let mut message = e.message;
         for ctx in &e.context {
+            if let Some(carried) = ctx.strip_prefix(CODE_CONTEXT_PREFIX) {
+                code = carried
+                    .parse()
+                    .ok()
+                    .and_then(ErrorCode::from_raw)
+                    .unwrap_or(code);
+                continue;
+            }
             message.push_str("\n  in ");
             message.push_str(ctx);
         }
@@ -161,13 +173,16 @@ impl From<apu_compiler::Error> for ApiError {
     }
 }
 
-/// The other direction, for errors that travel through runtime events.
+/// The other direction, for errors that travel through runtime events. The PJRT code survives
+/// the round trip.
 impl From<&ApiError> for apu_compiler::Error {
     fn from(e: &ApiError) -> Self {
         match e.code {
             ErrorCode::Unimplemented => apu_compiler::Error::unimplemented(e.message.clone()),
             ErrorCode::Internal => apu_compiler::Error::internal(e.message.clone()),
-            _ => apu_compiler::Error::invalid(e.message.clone()),
+            ErrorCode::InvalidArgument => apu_compiler::Error::invalid(e.message.clone()),
+            other => apu_compiler::Error::invalid(e.message.clone())
+                .context(format!("{CODE_CONTEXT_PREFIX}{}", other as u32)),
         }
     }
 }
@@ -307,5 +322,20 @@ mod tests {
         assert_eq!(e.message(), "op x\n  in function @main");
         let e: ApiError = apu_compiler::Error::invalid("bad").into();
         assert_eq!(e.code(), ErrorCode::InvalidArgument);
+    }
+
+    #[test]
+    fn codes_survive_a_trip_through_runtime_errors() {
+        for code in [
+            ErrorCode::Aborted,
+            ErrorCode::Cancelled,
+            ErrorCode::Internal,
+            ErrorCode::NotFound,
+        ] {
+            let runtime: apu_compiler::Error = (&ApiError::new(code, "stop")).into();
+            let back = ApiError::from(runtime.context("while running"));
+            assert_eq!(back.code(), code);
+            assert_eq!(back.message(), "stop\n  in while running");
+        }
     }
 }

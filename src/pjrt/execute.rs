@@ -9,6 +9,7 @@ use super::error::ApiError;
 use super::event::EventHandle;
 use super::guard::{args_min_size, entry, field_if_present, slice, ApiResult};
 use super::loaded::loaded;
+use super::types::{pjrt_type, pjrt_type_display};
 use apu_compiler::valid::ValidModule;
 use apu_pjrt_api::*;
 use apu_runtime::{BufferPromise, DeviceBuffer, Event, Tensor};
@@ -166,11 +167,14 @@ pub(crate) unsafe extern "C" fn loaded_execute(
                     )));
                 }
                 let expected = &exe.param_types[i];
-                if b.buffer.ty() != expected {
+                // Storage-only types are kept as u8 bytes: compare the caller-visible type too.
+                if b.buffer.ty() != expected || b.pjrt_type != pjrt_type(expected.elem) {
                     return Err(ApiError::invalid_argument(format!(
-                        "PJRT_LoadedExecutable_Execute: argument {i} of {} has type {}, the program expects {expected}",
+                        "PJRT_LoadedExecutable_Execute: argument {i} of {} has shape {:?} and element type {}, \
+                         the program expects {expected}",
                         exe.name,
-                        b.buffer.ty()
+                        b.buffer.ty().shape,
+                        pjrt_type_display(b.pjrt_type),
                     )));
                 }
                 inputs.push(b.buffer.clone());

@@ -51,6 +51,33 @@ pub(crate) fn element_type(t: PJRT_Buffer_Type) -> ApiResult<ElementType> {
         })
 }
 
+/// Narrow types apu can hold in buffers (one byte per element, as hosts store them) but that no
+/// program can use yet: they have no IR element type. Their bytes are kept as `U8`.
+const STORAGE_ONLY: [PJRT_Buffer_Type; 6] = [
+    PJRT_Buffer_Type_F8E8M0FNU,
+    PJRT_Buffer_Type_F4E2M1FN,
+    PJRT_Buffer_Type_S1,
+    PJRT_Buffer_Type_U1,
+    PJRT_Buffer_Type_F6E2M3FN,
+    PJRT_Buffer_Type_F6E3M2FN,
+];
+
+/// How a buffer of PJRT type `t` is stored: its IR element type, or `U8` for storage-only types.
+pub(crate) fn storage_type(t: PJRT_Buffer_Type) -> ApiResult<ElementType> {
+    if STORAGE_ONLY.contains(&t) {
+        return Ok(ElementType::U8);
+    }
+    element_type(t)
+}
+
+/// A readable name of a PJRT buffer type, for error messages.
+pub(crate) fn pjrt_type_display(t: PJRT_Buffer_Type) -> String {
+    match element_type(t) {
+        Ok(e) => e.to_string(),
+        Err(_) => format!("PJRT type {} ({})", t, pjrt_type_name(t)),
+    }
+}
+
 /// The PJRT buffer type of an element type (total: every IR type has one).
 pub(crate) fn pjrt_type(e: ElementType) -> PJRT_Buffer_Type {
     PAIRS
@@ -93,6 +120,15 @@ mod tests {
         assert_eq!(pjrt_type(ElementType::BF16), 13);
         assert_eq!(pjrt_type(ElementType::S4), 21);
         assert!(element_type(PJRT_Buffer_Type_TOKEN).is_err());
+        assert_eq!(
+            storage_type(PJRT_Buffer_Type_F8E8M0FNU).unwrap(),
+            ElementType::U8
+        );
+        assert!(
+            element_type(PJRT_Buffer_Type_F8E8M0FNU).is_err(),
+            "storage-only types are not program types"
+        );
+        assert!(storage_type(PJRT_Buffer_Type_TOKEN).is_err());
         assert!(element_type(999).is_err());
     }
 }
