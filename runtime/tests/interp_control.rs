@@ -106,3 +106,79 @@ fn single_device_collectives_are_identity() {
     assert_eq!(to_f32(&out[0]), [1.5, 2.5]);
     assert_eq!(to_u32(&out[1]), [0]);
 }
+
+/// A chain of `depth` functions, each calling the next; the last returns its argument.
+fn call_chain(depth: usize) -> apu_compiler::valid::ValidModule {
+    let mut fs = Vec::new();
+    for i in 0..depth {
+        let mut f = FnBuilder::new(if i == 0 { "main" } else { "" });
+        let x = f.param(tt(&[], F32));
+        let r = if i + 1 < depth { f.op(OpKind::Call { callee: format!("f{}", i + 1) }, &[x], tt(&[], F32)) } else { x };
+        let mut func = f.finish(&[r]);
+        if i > 0 {
+            func.name = format!("f{i}");
+        }
+        fs.push(func);
+    }
+    module(fs)
+}
+
+#[test]
+fn deep_call_chains_fit_a_default_thread_stack_and_overdeep_ones_fail_cleanly() {
+    let ok = call_chain(100);
+    let too_deep = call_chain(400);
+    // Rust's spawned threads get 2 MiB of stack by default: runs must fit in that.
+    std::thread::spawn(move || {
+        assert_eq!(to_f32(&interp::run(&ok, &[f32s(&[], &[4.0])]).unwrap()[0]), [4.0]);
+        let e = interp::run(&too_deep, &[f32s(&[], &[4.0])]).unwrap_err();
+        assert!(e.message.contains("nest deeper"), "{e}");
+    })
+    .join()
+    .unwrap();
+}
+
+#[test]
+fn a_result_that_contradicts_its_declared_type_is_an_error() {
+    let mut b = FnBuilder::new("main");
+    let x = b.param(tt(&[2], F32));
+    // reverse keeps the operand type, so declaring tensor<3xf32> is inconsistent.
+    let r = b.op(OpKind::Reverse { dimensions: vec![0] }, &[x], tt(&[3], F32));
+    let m = module(vec![b.finish(&[r])]);
+    let e = interp::run(&m, &[f32s(&[2], &[1.0, 2.0])]).unwrap_err();
+    assert!(e.message.contains("declared tensor<3xf32>"), "{e}");
+}
+
+#[test]
+fn tuple_and_token_parameters_take_flattened_arguments() {
+    let mut b = FnBuilder::new("main");
+    let p = b.param(Type::Tuple(vec![tt(&[], F32), Type::Tuple(vec![tt(&[2], S32)])]));
+    let _tok = b.param(Type::Token);
+    let q = b.param(tt(&[], F32));
+    let x = b.op(OpKind::GetTupleElement { index: 0 }, &[p], tt(&[], F32));
+    let inner = b.op(OpKind::GetTupleElement { index: 1 }, &[p], Type::Tuple(vec![tt(&[2], S32)]));
+    let y = b.op(OpKind::GetTupleElement { index: 0 }, &[inner], tt(&[2], S32));
+    let s = b.op(OpKind::Binary(BinaryOp::Add), &[x, q], tt(&[], F32));
+    let m = module(vec![b.finish(&[s, y])]);
+    let out = interp::run(&m, &[f32s(&[], &[1.5]), i32s(&[2], &[7, 8]), f32s(&[], &[2.0])]).unwrap();
+    assert_eq!(to_f32(&out[0]), [3.5]);
+    assert_eq!(to_i32(&out[1]), [7, 8]);
+    let e = interp::run(&m, &[f32s(&[], &[1.5]), f32s(&[2], &[7.0, 8.0]), f32s(&[], &[2.0])]).unwrap_err();
+    assert!(e.message.contains("argument 1") && e.message.contains("tensor<2xi32>"), "{e}");
+}
+
+#[test]
+fn sharding_annotations_are_identity_on_one_device() {
+    let mut b = FnBuilder::new("main");
+    let x = b.param(tt(&[2], F32));
+    let kind = OpKind::CustomCall {
+        call_target_name: "Sharding".into(),
+        has_side_effect: false,
+        backend_config: None,
+        api_version: 1,
+        called_computations: vec![],
+    };
+    let r = b.op(kind, &[x], tt(&[2], F32));
+    let m = module(vec![b.finish(&[r])]);
+    interp::check_supported(&m).unwrap();
+    assert_eq!(to_f32(&interp::run(&m, &[f32s(&[2], &[1.0, 2.0])]).unwrap()[0]), [1.0, 2.0]);
+}

@@ -255,3 +255,32 @@ fn check_supported_agrees_with_running() {
     }
     assert_eq!(checked, 17 * (25 + 16 + 1));
 }
+
+fn sub_byte(elem: ElementType, bytes: &[u8]) -> Tensor {
+    Tensor::from_bytes(TensorType::new(vec![bytes.len() as i64], elem), bytes).unwrap()
+}
+
+#[test]
+fn sub_byte_integers_wrap_and_saturate_at_their_width() {
+    // S4 is stored sign-extended, one per byte.
+    let x = sub_byte(S4, &[7, (-8i8) as u8, 3]);
+    let y = sub_byte(S4, &[1, (-1i8) as u8, 4]);
+    assert_eq!(to_i8(&bin(B::Add, x.clone(), y.clone())), [-8, 7, 7]);
+    assert_eq!(to_i8(&bin(B::Multiply, x, y)), [7, -8, -4]);
+    assert_eq!(bin(B::Add, sub_byte(U4, &[15, 9]), sub_byte(U4, &[1, 9])).bytes(), [0, 2]);
+    assert_eq!(bin(B::Add, sub_byte(U2, &[3]), sub_byte(U2, &[2])).bytes(), [1]);
+    assert_eq!(to_i8(&convert(f32s(&[3], &[9.7, -9.7, -3.5]), S4)), [7, -8, -3]);
+    assert_eq!(to_i8(&un(U::PopulationCount, sub_byte(S4, &[(-1i8) as u8]), S4)), [4]);
+    assert_eq!(un(U::CountLeadingZeros, sub_byte(U4, &[1, 0]), U4).bytes(), [3, 4]);
+    // A byte with stray high bits reads as its 4-bit value.
+    assert_eq!(to_i8(&un(U::Negate, sub_byte(S4, &[0x0F]), S4)), [1]);
+    assert_eq!(compare(D::Lt, CT::Unsigned, sub_byte(U4, &[15]), sub_byte(U4, &[2])), [false]);
+}
+
+#[test]
+fn complex_maximum_and_minimum_are_lexicographic() {
+    let z = bin(B::Complex, f32s(&[2], &[1.0, 2.0]), f32s(&[2], &[5.0, -1.0]));
+    let w = bin(B::Complex, f32s(&[2], &[1.0, 1.0]), f32s(&[2], &[6.0, 9.0]));
+    assert_eq!(c64_parts(&bin(B::Maximum, z.clone(), w.clone())), [1.0, 6.0, 2.0, -1.0]);
+    assert_eq!(c64_parts(&bin(B::Minimum, z, w)), [1.0, 5.0, 1.0, 9.0]);
+}

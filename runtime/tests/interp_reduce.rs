@@ -104,22 +104,29 @@ fn reduce_window_with_base_and_window_dilation_reads_init_in_holes() {
     assert_eq!(r, want);
 }
 
-#[test]
-fn select_and_scatter_routes_to_window_maximum() {
+fn select_and_scatter_max(force_general: bool) -> Vec<f32> {
     let x = f32s(&[6], &[1.0, 3.0, 2.0, 5.0, 4.0, 4.0]);
     let src = f32s(&[3], &[10.0, 20.0, 30.0]);
     let kind = OpKind::SelectAndScatter { window_dimensions: vec![2], window_strides: vec![2], padding: vec![(0, 0)] };
     let s = tt(&[], F32);
     let out = run_op_with(kind, &[x, src, f32s(&[], &[0.0])], &[tt(&[6], F32)], |b| {
         let select = b.region(&[s.clone(), s.clone()], |b, p| {
-            vec![b.op(OpKind::Compare { direction: D::Ge, compare_type: Some(CT::Float) }, &[p[0], p[1]], tt(&[], Pred))]
+            // A reshape keeps the region from being compiled to scalar steps.
+            let a = if force_general { b.op(OpKind::Reshape, &[p[0]], s.clone()) } else { p[0] };
+            vec![b.op(OpKind::Compare { direction: D::Ge, compare_type: Some(CT::Float) }, &[a, p[1]], tt(&[], Pred))]
         });
         let scatter = b.binary_region(BinaryOp::Add, F32);
         vec![select, scatter]
     })
     .unwrap();
+    to_f32(&out[0])
+}
+
+#[test]
+fn select_and_scatter_routes_to_window_maximum() {
     // Ties (4, 4) pick the first element because GE keeps the current pick.
-    assert_eq!(to_f32(&out[0]), [0.0, 10.0, 0.0, 20.0, 30.0, 0.0]);
+    assert_eq!(select_and_scatter_max(false), [0.0, 10.0, 0.0, 20.0, 30.0, 0.0]);
+    assert_eq!(select_and_scatter_max(true), [0.0, 10.0, 0.0, 20.0, 30.0, 0.0]);
 }
 
 fn sort_pairs(keys: &[f32], dir: D, stable: bool) -> (Vec<f32>, Vec<i32>) {
@@ -158,4 +165,85 @@ fn sort_along_leading_dimension() {
     })
     .unwrap();
     assert_eq!(to_f32(&out[0]), [1.0, 0.0, 2.0, 4.0, 3.0, 5.0]);
+}
+
+#[test]
+fn fast_and_general_reduction_paths_round_identically() {
+    // Values of very different magnitudes, so that the summation order and per-step f32
+    // rounding both show in the result.
+    let v: Vec<f32> = (0..64).map(|i| if i % 3 == 0 { 1e8 } else { 1.0 + i as f32 * 1e-3 } * if i % 2 == 0 { 1.0 } else { -0.7 }).collect();
+    let x = f32s(&[4, 16], &v);
+    let fast = run_op_with(OpKind::Reduce { dimensions: vec![1] }, &[x.clone(), f32s(&[], &[0.0])], &[tt(&[4], F32)], |b| {
+        vec![b.binary_region(BinaryOp::Add, F32)]
+    })
+    .unwrap();
+    // The same sum, through a region the fast path does not recognise.
+    let general = run_op_with(OpKind::Reduce { dimensions: vec![1] }, &[x, f32s(&[], &[0.0])], &[tt(&[4], F32)], |b| {
+        let s = tt(&[], F32);
+        vec![b.region(&[s.clone(), s.clone()], |b, p| {
+            let a = b.op(OpKind::Binary(BinaryOp::Add), &[p[0], p[1]], s.clone());
+            vec![b.op(OpKind::Convert, &[a], s.clone())]
+        })]
+    })
+    .unwrap();
+    assert_eq!(bits_f32(&fast[0]), bits_f32(&general[0]));
+    let mut want = [0f32; 4];
+    for r in 0..4 {
+        for c in 0..16 {
+            want[r] += v[r * 16 + c];
+        }
+    }
+    assert_eq!(to_f32(&fast[0]), want, "sequential f32 accumulation");
+}
+
+/// Sorts with JAX's float comparator (canonicalise -0 and NaN, then TOTALORDER less-than),
+/// optionally routing a value through a reshape so the region cannot be compiled to scalar steps.
+fn sort_with_jax_comparator(keys: &[f32], force_general: bool) -> Vec<i32> {
+    let n = keys.len() as i64;
+    let vals: Vec<i32> = (0..n as i32).collect();
+    let s = |e| tt(&[], e);
+    let kind = OpKind::Sort { dimension: 0, is_stable: true };
+    let out = run_op_with(kind, &[f32s(&[n], keys), i32s(&[n], &vals)], &[tt(&[n], F32), tt(&[n], S32)], |b| {
+        vec![b.region(&[s(F32), s(F32), s(S32), s(S32)], |b, p| {
+            let canon = |b: &mut FnBuilder, v| {
+                let z = b.constant(&f32s(&[], &[0.0]));
+                let is_zero = b.op(OpKind::Compare { direction: D::Eq, compare_type: Some(CT::Float) }, &[v, z], s(Pred));
+                let v2 = b.op(OpKind::Select, &[is_zero, z, v], s(F32));
+                let is_nan = b.op(OpKind::Compare { direction: D::Ne, compare_type: Some(CT::Float) }, &[v, v], s(Pred));
+                let nan = b.constant(&f32s(&[], &[f32::NAN]));
+                b.op(OpKind::Select, &[is_nan, nan, v2], s(F32))
+            };
+            let mut l = canon(b, p[0]);
+            if force_general {
+                l = b.op(OpKind::Reshape, &[l], s(F32));
+            }
+            let r = canon(b, p[1]);
+            vec![b.op(OpKind::Compare { direction: D::Lt, compare_type: Some(CT::TotalOrder) }, &[l, r], s(Pred))]
+        })]
+    })
+    .unwrap();
+    to_i32(&out[1])
+}
+
+#[test]
+fn compiled_and_interpreted_comparators_agree() {
+    let keys: Vec<f32> = (0..200)
+        .map(|i| match i % 7 {
+            0 => f32::NAN,
+            1 => -0.0,
+            2 => 0.0,
+            _ => ((i * 37) % 23) as f32 - 11.0,
+        })
+        .collect();
+    let fast = sort_with_jax_comparator(&keys, false);
+    let general = sort_with_jax_comparator(&keys, true);
+    assert_eq!(fast, general);
+    // Independent check: stable sort by (canonical key), NaN last, -0 == 0.
+    let mut want: Vec<i32> = (0..200).collect();
+    let key = |i: i32| {
+        let k = keys[i as usize];
+        if k.is_nan() { f32::INFINITY } else if k == 0.0 { 0.0 } else { k }
+    };
+    want.sort_by(|&a, &b| key(a).partial_cmp(&key(b)).unwrap().then(keys[a as usize].is_nan().cmp(&keys[b as usize].is_nan())));
+    assert_eq!(fast, want);
 }

@@ -79,3 +79,15 @@ fn philox_u64_and_default_algorithm() {
     assert_eq!(s, [3, 6]);
     assert_eq!(to_u32(&v), [3144060952, 1693593194, 2328100114, 3250740911, 514065308, 1112787925]);
 }
+
+#[test]
+fn float_outputs_are_unimplemented_at_compile_time() {
+    let mut b = FnBuilder::new("main");
+    let s = b.param(tt(&[2], U64));
+    let r = b.ops(OpKind::RngBitGenerator { algorithm: RngAlgorithm::ThreeFry }, &[s], &[tt(&[2], U64), tt(&[3], F32)], vec![]);
+    let m = module(vec![b.finish(&r)]);
+    let at_compile = interp::check_supported(&m).unwrap_err();
+    let at_run = interp::run(&m, &[u64s(&[2], &[1, 2])]).unwrap_err();
+    assert_eq!(at_compile.kind, apu_compiler::error::ErrorKind::Unimplemented);
+    assert_eq!(at_compile.message, at_run.message);
+}

@@ -433,3 +433,122 @@ fn sample_misc_ops_without_erf() {
     let cs = b.op(OpKind::Call { callee: "cumsum".into() }, &[x], tt(&[6, 5], F32));
     check_sample_outputs("misc_ops", vec![b.finish(&[am, sl, h, cs]), argmax, cumsum], Some(&[0, 1, 3, 4]), 1e-5, 1e-6);
 }
+
+/// Shorthands for transcribing a long pretty-printed program.
+struct Tx<'a> {
+    b: &'a mut FnBuilder,
+}
+
+impl Tx<'_> {
+    fn bin(&mut self, op: BinaryOp, x: ValueId, y: ValueId, shape: &[i64]) -> ValueId {
+        self.b.op(OpKind::Binary(op), &[x, y], tt(shape, F32))
+    }
+    fn bc(&mut self, x: ValueId, dims: &[i64], shape: &[i64]) -> ValueId {
+        bcast(self.b, x, dims, shape)
+    }
+    fn cst(&mut self, v: f32) -> ValueId {
+        scalar_f32(self.b, v)
+    }
+    fn reduce(&mut self, op: BinaryOp, x: ValueId, init: f32, dim: i64, shape: &[i64]) -> ValueId {
+        let init = self.cst(init);
+        let body = self.b.binary_region(op, F32);
+        self.b.ops(OpKind::Reduce { dimensions: vec![dim] }, &[x, init], &[tt(shape, F32)], vec![body])[0]
+    }
+    fn dot(&mut self, x: ValueId, y: ValueId, lc: i64, rc: i64, shape: &[i64]) -> ValueId {
+        let kind = OpKind::DotGeneral {
+            dims: DotDims { lhs_contracting: vec![lc], rhs_contracting: vec![rc], ..Default::default() },
+            precision: vec![Precision::Default; 2],
+            preferred_element_type: None,
+        };
+        self.b.op(kind, &[x, y], tt(shape, F32))
+    }
+    fn reshape(&mut self, x: ValueId, shape: &[i64]) -> ValueId {
+        self.b.op(OpKind::Reshape, &[x], tt(shape, F32))
+    }
+    fn transpose(&mut self, x: ValueId, shape: &[i64]) -> ValueId {
+        self.b.op(OpKind::Transpose { permutation: vec![1, 0] }, &[x], tt(shape, F32))
+    }
+}
+
+/// `jax.grad` of mean(mlp_relu_softmax(...)**2): transcribed op by op from
+/// `mlp_grad.stablehlo.mlir` (value numbers in the comments).
+#[test]
+fn sample_mlp_grad() {
+    use BinaryOp::*;
+    let mut relu = FnBuilder::new("relu");
+    let x = relu.param(tt(&[2, 16], F32));
+    let z = scalar_f32(&mut relu, 0.0);
+    let z = bcast(&mut relu, z, &[], &[2, 16]);
+    let r = relu.op(OpKind::Binary(Maximum), &[x, z], tt(&[2, 16], F32));
+    let relu = relu.finish(&[r]);
+
+    let mut b = FnBuilder::new("main");
+    let a0 = b.param(tt(&[2, 8], F32));
+    let a1 = b.param(tt(&[8, 16], F32));
+    let a2 = b.param(tt(&[16], F32));
+    let a3 = b.param(tt(&[16, 4], F32));
+    let a4 = b.param(tt(&[4], F32));
+    let mut t = Tx { b: &mut b };
+    let v0 = t.dot(a0, a1, 1, 0, &[2, 16]);
+    let v1 = t.bc(a2, &[1], &[1, 16]);
+    let v2 = t.bc(v1, &[0, 1], &[2, 16]);
+    let v3 = t.bin(Add, v0, v2, &[2, 16]);
+    let v4 = t.b.op(OpKind::Call { callee: "relu".into() }, &[v3], tt(&[2, 16], F32));
+    let c = t.cst(0.0);
+    let v5 = t.bc(c, &[], &[2, 16]);
+    let v6 = cmp(t.b, Dir::Gt, ComparisonType::Float, v3, v5, &[2, 16]);
+    let v7 = t.dot(v4, a3, 1, 0, &[2, 4]);
+    let v8 = t.bc(a4, &[1], &[1, 4]);
+    let v9 = t.bc(v8, &[0, 1], &[2, 4]);
+    let v10 = t.bin(Add, v7, v9, &[2, 4]);
+    let v11 = t.reduce(Maximum, v10, f32::NEG_INFINITY, 1, &[2]);
+    let c = t.cst(f32::NEG_INFINITY);
+    let v12 = t.bc(c, &[], &[2]);
+    let v13 = t.bin(Maximum, v12, v11, &[2]);
+    let v14 = t.bc(v13, &[0], &[2, 1]);
+    let v15 = t.bc(v14, &[0, 1], &[2, 4]);
+    let v16 = t.bin(Subtract, v10, v15, &[2, 4]);
+    let v17 = t.b.op(OpKind::Unary(UnaryOp::Exponential), &[v16], tt(&[2, 4], F32));
+    let v18 = t.reduce(Add, v17, 0.0, 1, &[2]);
+    let v19 = t.bc(v18, &[0], &[2, 1]);
+    let v20 = t.bc(v19, &[0, 1], &[2, 4]);
+    let v21 = t.bin(Divide, v17, v20, &[2, 4]);
+    let v22 = t.bin(Multiply, v19, v19, &[2, 1]);
+    let c = t.cst(1.0);
+    let v23 = t.bc(c, &[], &[2, 1]);
+    let v24 = t.bin(Divide, v23, v22, &[2, 1]);
+    let c = t.cst(2.0);
+    let v25 = t.bc(c, &[], &[2, 4]);
+    let v26 = t.bin(Multiply, v25, v21, &[2, 4]);
+    let (c5, c6) = (t.cst(1.0), t.cst(8.0));
+    let v27 = t.bin(Divide, c5, c6, &[]);
+    let v28 = t.bc(v27, &[], &[2, 4]);
+    let v29 = t.bin(Multiply, v28, v26, &[2, 4]);
+    let v30 = t.bc(v24, &[0, 1], &[2, 4]);
+    let v31 = t.bin(Multiply, v29, v30, &[2, 4]);
+    let v32 = t.bin(Multiply, v31, v17, &[2, 4]);
+    let v33 = t.reduce(Add, v32, 0.0, 1, &[2]);
+    let v34 = t.reshape(v33, &[2, 1]);
+    let v35 = t.b.op(OpKind::Unary(UnaryOp::Negate), &[v34], tt(&[2, 1], F32));
+    let v36 = t.bc(v19, &[0, 1], &[2, 4]);
+    let v37 = t.bin(Divide, v29, v36, &[2, 4]);
+    let v38 = t.reduce(Add, v35, 0.0, 1, &[2]);
+    let v39 = t.bc(v38, &[0], &[2, 4]);
+    let v40 = t.bin(Add, v37, v39, &[2, 4]);
+    let v41 = t.bin(Multiply, v40, v17, &[2, 4]);
+    let v42 = t.reduce(Add, v41, 0.0, 0, &[4]);
+    let v43 = t.reshape(v42, &[1, 4]);
+    let v44 = t.reduce(Add, v43, 0.0, 0, &[4]);
+    let v45 = t.dot(v41, v4, 0, 0, &[4, 16]);
+    let v46 = t.transpose(v45, &[16, 4]);
+    let v47 = t.dot(v41, a3, 1, 1, &[2, 16]);
+    let c = t.cst(0.0);
+    let v48 = t.bc(c, &[], &[2, 16]);
+    let v49 = t.b.op(OpKind::Select, &[v6, v47, v48], tt(&[2, 16], F32));
+    let v50 = t.reduce(Add, v49, 0.0, 0, &[16]);
+    let v51 = t.reshape(v50, &[1, 16]);
+    let v52 = t.reduce(Add, v51, 0.0, 0, &[16]);
+    let v53 = t.dot(v49, a0, 0, 0, &[16, 8]);
+    let v54 = t.transpose(v53, &[8, 16]);
+    check_sample("mlp_grad", vec![b.finish(&[v54, v52, v46, v44]), relu], 1e-5, 1e-6);
+}

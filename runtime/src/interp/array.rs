@@ -1,8 +1,12 @@
 //! Typed element storage for the interpreter, and conversion from/to apu's dense byte format.
 //!
-//! Sub-byte integers and 8-bit floats have no variant yet: reading them is UNIMPLEMENTED.
+//! Sub-byte integers (`S2`, `S4`, `U2`, `U4`) live in the `S8`/`U8` variants, always sign- or
+//! zero-extended from their bit width (as apu's storage format keeps them); the tensor type says
+//! which width applies. 8-bit floats live in the `F32` variant, always holding values the 8-bit
+//! format can represent (see [`super::f8`]); they are encoded again when written as bytes.
 
 use super::complex::Complex;
+use super::f8;
 use apu_compiler::ir::ElementType;
 use apu_compiler::{Error, Result};
 use half::{bf16, f16};
@@ -94,7 +98,19 @@ pub enum Scalar {
 /// Whether the interpreter has a storage variant for this element type.
 pub fn is_stored(elem: ElementType) -> bool {
     use ElementType::*;
-    matches!(elem, Pred | S8 | S16 | S32 | S64 | U8 | U16 | U32 | U64 | F16 | BF16 | F32 | F64 | C64 | C128)
+    matches!(elem, Pred | S2 | S4 | S8 | S16 | S32 | S64 | U2 | U4 | U8 | U16 | U32 | U64 | F16 | BF16 | F32 | F64 | C64 | C128)
+        || f8::is_f8(elem)
+}
+
+/// The element type whose variant holds `elem` (itself, except for sub-byte integers).
+pub fn storage_elem(elem: ElementType) -> ElementType {
+    use ElementType::*;
+    match elem {
+        S2 | S4 => S8,
+        U2 | U4 => U8,
+        e if f8::is_f8(e) => F32,
+        e => e,
+    }
 }
 
 /// The one message for element types without storage, wherever they are met (`what` says where).
@@ -119,6 +135,10 @@ impl Array {
         Ok(match elem {
             E::Pred => Array::Pred(bytes.iter().map(|&b| b != 0).collect()),
             E::S8 => Array::S8(bytes.iter().map(|&b| b as i8).collect()),
+            // Re-extend from the logical width, so a byte with stray high bits reads as its value.
+            E::S2 | E::S4 => Array::S8(bytes.iter().map(|&b| wrap(b as i128, elem.bit_width(), true) as i8).collect()),
+            E::U2 | E::U4 => Array::U8(bytes.iter().map(|&b| wrap(b as i128, elem.bit_width(), false) as u8).collect()),
+            e if f8::is_f8(e) => Array::F32(bytes.iter().map(|&b| f8::decode(e, b)).collect()),
             E::U8 => Array::U8(bytes.to_vec()),
             E::S16 => Array::S16(read_le!(bytes, i16, 2)),
             E::S32 => Array::S32(read_le!(bytes, i32, 4)),
@@ -156,7 +176,16 @@ impl Array {
         })
     }
 
-    /// Writes the elements in apu's dense storage format.
+    /// Writes the elements in apu's dense storage format as `elem`, the tensor's element type
+    /// (which differs from the variant for 8-bit floats).
+    pub fn to_bytes_as(&self, elem: ElementType) -> Vec<u8> {
+        match self {
+            Array::F32(v) if f8::is_f8(elem) => v.iter().map(|&x| f8::encode(elem, x as f64)).collect(),
+            _ => self.to_bytes(),
+        }
+    }
+
+    /// Writes the elements in apu's dense storage format (of the variant's own element type).
     pub fn to_bytes(&self) -> Vec<u8> {
         fn flat<T, const N: usize>(v: &[T], f: impl Fn(&T) -> [u8; N]) -> Vec<u8> {
             let mut out = Vec::with_capacity(v.len() * N);
@@ -269,13 +298,16 @@ impl Array {
     }
 
     /// Builds an array of `elem` from widened values, converting each with StableHLO `convert`
-    /// rules (see [`convert_scalar`]).
+    /// rules (see [`to_int`], [`to_f64`] and [`to_bool`]).
     pub fn from_scalars(elem: ElementType, values: impl IntoIterator<Item = Scalar>) -> Result<Array> {
         let it = values.into_iter();
         use ElementType as E;
         Ok(match elem {
             E::Pred => Array::Pred(it.map(to_bool).collect()),
             E::S8 => Array::S8(it.map(|s| to_int(s, 8, true) as i8).collect()),
+            E::S2 | E::S4 => Array::S8(it.map(|s| to_int(s, elem.bit_width(), true) as i8).collect()),
+            E::U2 | E::U4 => Array::U8(it.map(|s| to_int(s, elem.bit_width(), false) as u8).collect()),
+            e if f8::is_f8(e) => Array::F32(it.map(|s| f8::decode(e, f8::encode(e, to_f64(s)))).collect()),
             E::S16 => Array::S16(it.map(|s| to_int(s, 16, true) as i16).collect()),
             E::S32 => Array::S32(it.map(|s| to_int(s, 32, true) as i32).collect()),
             E::S64 => Array::S64(it.map(|s| to_int(s, 64, true) as i64).collect()),
@@ -428,6 +460,7 @@ pub fn round_scalar(elem: ElementType, s: Scalar) -> Scalar {
         (E::F16, Scalar::Float(x)) => Scalar::Float(f16::from_f64(x).to_f64()),
         (E::BF16, Scalar::Float(x)) => Scalar::Float(bf16::from_f64(x).to_f64()),
         (E::C64, Scalar::Complex(re, im)) => Scalar::Complex(re as f32 as f64, im as f32 as f64),
+        (e, Scalar::Float(x)) if f8::is_f8(e) => Scalar::Float(f8::decode(e, f8::encode(e, x)) as f64),
         (e, Scalar::Int(v)) if e.is_int() => Scalar::Int(wrap(v, e.bit_width(), e.is_signed_int())),
         _ => s,
     }

@@ -64,6 +64,9 @@ pub fn convolution(kind: &OpKind, lhs: &Dense, rhs: &Dense, result: &TensorType)
         rhs_dil: or_default(rhs_dilation, ns, 1, "rhs_dilation")?,
         reverse: or_default(window_reversal, ns, false, "window_reversal")?,
     };
+    if g.strides.iter().chain(&g.lhs_dil).chain(&g.rhs_dil).any(|&v| v < 1) {
+        return Err(Error::invalid("convolution: strides and dilations must be at least 1"));
+    }
     let (ls, rs) = (&lhs.ty.shape, &rhs.ty.shape);
     let u = |d: i64| d as usize;
     let batch = ls[u(dims.input_batch)];
@@ -76,6 +79,20 @@ pub fn convolution(kind: &OpKind, lhs: &Dense, rhs: &Dense, result: &TensorType)
             "convolution: groups (feature {fg}, batch {bg}) do not fit {} and {}",
             lhs.ty, rhs.ty
         )));
+    }
+    // The result shape must be what the window geometry gives, so every index stays in range.
+    let mut expect = result.shape.clone();
+    expect[u(dims.output_batch)] = batch / bg;
+    expect[u(dims.output_feature)] = kof;
+    for s in 0..ns {
+        let input = (ls[u(dims.input_spatial[s])] - 1).max(0) * g.lhs_dil[s] + 1;
+        let input = if ls[u(dims.input_spatial[s])] == 0 { 0 } else { input };
+        let padded = input + padding.get(s).map_or(0, |p| p.0 + p.1);
+        let window = (rs[u(dims.kernel_spatial[s])] - 1) * g.rhs_dil[s] + 1;
+        expect[u(dims.output_spatial[s])] = if padded < window || g.strides[s] < 1 { 0 } else { (padded - window) / g.strides[s] + 1 };
+    }
+    if expect != result.shape {
+        return Err(Error::invalid(format!("convolution: result {result} does not match the window geometry (expected {expect:?})")));
     }
     let (lst, rst) = (strides(ls), strides(rs));
     let kernel_spatial: Vec<i64> = dims.kernel_spatial.iter().map(|&d| rs[u(d)]).collect();

@@ -18,7 +18,7 @@ pub fn bitcast_convert(x: &Dense, result: &TensorType) -> Result<Dense> {
     if !is_stored(result.elem) {
         return Err(Error::unimplemented(format!("bitcast_convert for {}", result.elem)));
     }
-    let bytes = x.data.to_bytes();
+    let bytes = x.data.to_bytes_as(x.elem());
     if bytes.len() != result.byte_size() {
         return Err(Error::invalid(format!("bitcast_convert: {} and {result} differ in byte size", x.ty)));
     }

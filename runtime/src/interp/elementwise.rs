@@ -86,7 +86,7 @@ fn float_unary(op: UnaryOp) -> Option<fn(f64) -> f64> {
 }
 
 /// The f64 function of a binary op on floats with a float result.
-fn float_binary(op: BinaryOp) -> Option<fn(f64, f64) -> f64> {
+pub fn float_binary(op: BinaryOp) -> Option<fn(f64, f64) -> f64> {
     use BinaryOp as B;
     Some(match op {
         B::Add => |x, y| x + y,
@@ -241,6 +241,9 @@ pub fn binary_fn(op: BinaryOp, elem: ElementType) -> Result<BinaryFn> {
             B::Multiply => |x, y| x * y,
             B::Divide => |x, y| x / y,
             B::Power => C64::powc,
+            // Lexicographic on (re, im), as the spec says.
+            B::Maximum => |x, y| if (x.re, x.im) >= (y.re, y.im) { x } else { y },
+            B::Minimum => |x, y| if (x.re, x.im) <= (y.re, y.im) { x } else { y },
             _ => return Err(unsupported(name, elem)),
         };
         return Ok(Box::new(move |x, y| cs(g(c(x), c(y)))));
@@ -363,9 +366,10 @@ fn check_same_shape(what: &str, a: &Dense, b: &Dense) -> Result<()> {
 
 pub fn unary(op: UnaryOp, x: &Dense) -> Result<Dense> {
     // Fast path for f32/f64: the same f64 function, without widening to `Scalar`.
-    match (&x.data, float_unary(op)) {
-        (Array::F32(v), Some(g)) => return Dense::new(x.ty.clone(), Array::F32(v.iter().map(|&a| g(a as f64) as f32).collect())),
-        (Array::F64(v), Some(g)) => return Dense::new(x.ty.clone(), Array::F64(v.iter().map(|&a| g(a)).collect())),
+    // (8-bit floats also live in `F32` arrays, but need rounding: they take the general path.)
+    match (if matches!(x.elem(), ElementType::F32 | ElementType::F64) { Some(&x.data) } else { None }, float_unary(op)) {
+        (Some(Array::F32(v)), Some(g)) => return Dense::new(x.ty.clone(), Array::F32(v.iter().map(|&a| g(a as f64) as f32).collect())),
+        (Some(Array::F64(v)), Some(g)) => return Dense::new(x.ty.clone(), Array::F64(v.iter().map(|&a| g(a)).collect())),
         _ => {}
     }
     let g = unary_fn(op, x.elem())?;
@@ -376,7 +380,8 @@ pub fn unary(op: UnaryOp, x: &Dense) -> Result<Dense> {
 
 pub fn binary(op: BinaryOp, x: &Dense, y: &Dense) -> Result<Dense> {
     check_same_shape(apu_compiler::ir::OpKind::Binary(op).name(), x, y)?;
-    match (&x.data, &y.data, float_binary(op)) {
+    let plain = matches!(x.elem(), ElementType::F32 | ElementType::F64);
+    match (&x.data, &y.data, float_binary(op).filter(|_| plain)) {
         (Array::F32(a), Array::F32(b), Some(g)) => {
             let v = a.iter().zip(b).map(|(&p, &q)| g(p as f64, q as f64) as f32).collect();
             return Dense::new(x.ty.clone(), Array::F32(v));

@@ -9,7 +9,7 @@ use apu_compiler::{Error, Result};
 
 /// Deepest nesting of calls and regions before the interpreter gives up (StableHLO has no
 /// recursion, so only a malformed module gets there).
-const MAX_DEPTH: usize = 200;
+pub const MAX_DEPTH: usize = 200;
 
 pub struct Interpreter<'m> {
     pub module: &'m Module,
@@ -92,6 +92,7 @@ impl<'m> Interpreter<'m> {
             frame.set(p, a)?;
         }
         for op in &region.ops {
+            tracing::trace!(op = op.kind.name(), location = %op.location, depth, "interpreting");
             let results = self
                 .eval_op(frame, op, depth)
                 .map_err(|e| e.context(format!("{} at {}", op.kind.name(), op.location)))?;
@@ -136,6 +137,9 @@ impl<'m> Interpreter<'m> {
                     Ok(vec![round_scalar(elem, g(args[0], args[1]))])
                 });
             }
+        }
+        if let Some(program) = super::scalar_region::ScalarProgram::compile(frame.func, region, |v| frame.get(v).ok().cloned()) {
+            return Box::new(move |args: &[Scalar]| program.run(args));
         }
         Box::new(move |args: &[Scalar]| {
             let mut values = Vec::with_capacity(args.len());
@@ -224,7 +228,15 @@ impl<'m> Interpreter<'m> {
                 let n = op.results.len();
                 let (inputs, inits) = (all_dense(0..n)?, all_dense(n..2 * n)?);
                 let types = result_types()?;
-                let mut body = self.scalar_body(frame, region(op, 0)?, depth);
+                let body_region = region(op, 0)?;
+                if let (1, Some((b, e))) = (n, single_binary_op(frame, body_region)) {
+                    if let (true, Some(g)) = (e == inputs[0].elem(), ew::float_binary(b)) {
+                        if let Some(r) = reduce::reduce_float(inputs[0], inits[0], dimensions, &types[0], g) {
+                            return one(r?);
+                        }
+                    }
+                }
+                let mut body = self.scalar_body(frame, body_region, depth);
                 many(reduce::reduce(&inputs, &inits, dimensions, &types, &mut *body)?)
             }
             K::ReduceWindow { window_dimensions, window_strides, base_dilations, window_dilations, padding } => {
@@ -252,6 +264,12 @@ impl<'m> Interpreter<'m> {
                     padding,
                 };
                 let (select_region, scatter_region) = (region(op, 0)?, region(op, 1)?);
+                let compile = |r: &Region| super::scalar_region::ScalarProgram::compile(frame.func, r, |v| frame.get(v).ok().cloned());
+                if let (Some(sel), Some(sc)) = (compile(select_region), compile(scatter_region)) {
+                    let mut select = |a: Scalar, b: Scalar| Ok(matches!(sel.run(&[a, b])?.first(), Some(Scalar::Bool(true))));
+                    let mut scatter = |args: &[Scalar]| sc.run(args);
+                    return one(reduce::select_and_scatter(x, dense(1)?, dense(2)?, &win, &mut select, &mut scatter)?);
+                }
                 // The two regions run interleaved; each call borrows the frame in turn.
                 let cell = std::cell::RefCell::new(frame);
                 let mut select = |a: Scalar, b: Scalar| -> Result<bool> {
@@ -261,8 +279,8 @@ impl<'m> Interpreter<'m> {
                 };
                 let mut scatter = |args: &[Scalar]| -> Result<Vec<Scalar>> {
                     let mut f = cell.borrow_mut();
-                    let r = self.scalar_body(&mut f, scatter_region, depth)(args);
-                    r
+                    let result = self.scalar_body(&mut f, scatter_region, depth)(args);
+                    result
                 };
                 one(reduce::select_and_scatter(x, dense(1)?, dense(2)?, &win, &mut select, &mut scatter)?)
             }
@@ -277,6 +295,9 @@ impl<'m> Interpreter<'m> {
             K::Map { .. } => {
                 let inputs = all_dense(0..operands.len())?;
                 let ty = result_type(0)?;
+                if inputs.iter().any(|x| x.ty.shape != ty.shape) {
+                    return Err(Error::invalid(format!("map: operands do not all have the shape of {ty}")));
+                }
                 let mut body = self.scalar_body(frame, region(op, 0)?, depth);
                 let mut out = Vec::with_capacity(ty.num_elements());
                 for k in 0..ty.num_elements() {
@@ -352,6 +373,17 @@ impl<'m> Interpreter<'m> {
                         return Err(Error::unimplemented(format!(
                             "{} that changes the shape on a single device",
                             op.kind.name()
+                        )));
+                    }
+                }
+                Ok(operands)
+            }
+            K::CustomCall { call_target_name, .. } if super::support::is_identity_custom_call(call_target_name) => {
+                for (i, v) in operands.iter().enumerate() {
+                    let want = frame.func.values.get(op.results.get(i).map(|r| r.index()).unwrap_or(usize::MAX));
+                    if operands.len() != op.results.len() || !want.is_some_and(|t| v.has_type(t)) {
+                        return Err(Error::invalid(format!(
+                            "custom_call \"{call_target_name}\" must return its operands unchanged on one device"
                         )));
                     }
                 }

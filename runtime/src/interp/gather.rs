@@ -44,6 +44,16 @@ fn index_vector(indices: &Dense, index_vector_dim: usize, batch: &[i64], out: &m
     Ok(())
 }
 
+/// The batch positions an op walks (result or update dims) must be exactly the index tensor's
+/// dimensions other than `index_vector_dim`.
+fn check_batch_shape(what: &str, indices: &Dense, ivd: usize, batch: &[i64]) -> Result<()> {
+    let want: Vec<i64> = (0..indices.ty.rank()).filter(|&d| d != ivd).map(|d| indices.ty.shape[d]).collect();
+    if want != batch {
+        return Err(Error::invalid(format!("{what}: batch dimensions {batch:?} do not match indices {}", indices.ty)));
+    }
+    Ok(())
+}
+
 pub fn gather(operand: &Dense, indices: &Dense, dims: &GatherDims, slice_sizes: &[i64], result: &TensorType) -> Result<Dense> {
     let rank = operand.ty.rank();
     let out_rank = result.rank();
@@ -62,6 +72,7 @@ pub fn gather(operand: &Dense, indices: &Dense, dims: &GatherDims, slice_sizes: 
     if window_dims.len() != offset_dims.len() {
         return Err(Error::invalid("gather: offset_dims do not match the slice dimensions"));
     }
+    check_batch_shape("gather", indices, ivd, &batch_dims.iter().map(|&d| result.shape[d]).collect::<Vec<_>>())?;
     let st = strides(&operand.ty.shape);
     let mut picks = Vec::with_capacity(result.num_elements());
     let mut start = Vec::new();
@@ -118,6 +129,10 @@ pub fn scatter(
     let input_window_dims: Vec<usize> = (0..rank).filter(|d| !inserted.contains(d) && !in_batching.contains(d)).collect();
     if input_window_dims.len() != window_dims.len() || in_batching.len() != idx_batching.len() || ivd > indices.ty.rank() {
         return Err(Error::invalid("scatter: dimension numbers do not fit the inputs, indices and updates"));
+    }
+    check_batch_shape("scatter", indices, ivd, &scatter_dims.iter().map(|&d| upd0.ty.shape[d]).collect::<Vec<_>>())?;
+    if updates.iter().any(|u| u.ty.shape != upd0.ty.shape) || inputs.iter().any(|x| x.ty.shape != first.ty.shape) {
+        return Err(Error::invalid("scatter: inputs or updates differ in shape"));
     }
     // Window extent per input dimension: the update's window size, 1 for inserted/batching dims.
     let mut extent = vec![1i64; rank];

@@ -2,10 +2,31 @@
 //! StableHLO specification. It is the semantic oracle for the planner and executor, and for now
 //! the engine that runs programs.
 //!
-//! Layout: [`array`] typed element storage, [`value`] runtime values, [`elementwise`],
+//! Layout: [`array`](mod@array) typed element storage, [`value`] runtime values, [`elementwise`],
 //! [`convert`], [`shape_ops`], [`gather`] (gather/scatter), [`reduce`], [`sort`], [`dot`],
-//! [`conv`], [`rng`], [`eval`] (the op dispatcher and control flow), [`support`] (compile-time
-//! check for unimplemented op/type pairs).
+//! [`conv`], [`fft`], [`linalg`] (cholesky, triangular_solve), [`norm`] (batch norm), [`rng`],
+//! [`f8`] (8-bit float codecs), [`eval`] (the op dispatcher and control flow), [`support`]
+//! (compile-time check for unimplemented op/type pairs).
+//!
+//! Where the spec leaves behaviour to the implementation, the interpreter does what XLA:CPU does:
+//!
+//! | case | result |
+//! |---|---|
+//! | integer `x / 0`, `x % 0` | all ones (-1), `x` |
+//! | `MIN / -1`, `MIN % -1` | `MIN`, 0 |
+//! | shift by ≥ bit width (amount read unsigned) | 0; arithmetic right shift fills with the sign |
+//! | float → int `convert` | truncate toward zero, saturate, NaN → 0 |
+//! | `maximum`/`minimum` on floats | NaN if either is NaN; +0 > -0 |
+//! | `scatter` window partly out of bounds | whole window skipped |
+//! | `rng_bit_generator` DEFAULT | PHILOX |
+//! | f8 value past the largest finite | ±inf (IEEE-like formats) or NaN (FN/FNUZ) |
+//! | `cholesky` of a non-positive-definite matrix | NaN from the failing pivot on |
+//! | `case` index out of range | last branch (this one is the spec's rule) |
+//!
+//! Floats are computed in f64 and rounded once to the result type (exact for +, -, *, /, sqrt;
+//! transcendentals may differ from XLA's f32 approximations in the last ulp). Reductions keep
+//! the element type's rounding at every step, in row-major order. Contractions accumulate in
+//! f64 (or exactly, for integers) and round once.
 
 pub mod array;
 pub mod complex;
@@ -14,6 +35,7 @@ pub mod convert;
 pub mod dot;
 pub mod elementwise;
 pub mod eval;
+pub mod f8;
 pub mod fft;
 pub mod gather;
 pub mod index;
@@ -22,45 +44,80 @@ pub mod norm;
 pub mod numeric;
 pub mod reduce;
 pub mod rng;
+pub mod scalar_region;
 pub mod shape_ops;
 pub mod sort;
 pub mod support;
 pub mod value;
 
 use crate::Tensor;
+use apu_compiler::ir::Type;
 use apu_compiler::valid::ValidModule;
 use apu_compiler::{Error, Result};
 use value::{Dense, Value};
 
 pub use support::check_supported;
 
-/// Runs the entry function of `module` on `args` and returns its results (tuples flattened).
+/// Runs the entry function of `module` on `args` and returns its results. Tuple parameters and
+/// results are flattened: each tensor leaf is one argument or result, in order (tokens take none).
 pub fn run(module: &ValidModule, args: &[Tensor]) -> Result<Vec<Tensor>> {
     let entry = module.entry_function();
     let params = entry.param_types();
-    if args.len() != params.len() {
-        return Err(Error::invalid(format!(
-            "@{} takes {} arguments, got {}",
-            entry.name,
-            params.len(),
-            args.len()
-        )));
+    let expected: usize = params.iter().map(tensor_leaves).sum();
+    if args.len() != expected {
+        return Err(Error::invalid(format!("@{} takes {expected} arguments, got {}", entry.name, args.len())));
     }
-    let mut values = Vec::with_capacity(args.len());
-    for (i, (arg, ty)) in args.iter().zip(&params).enumerate() {
-        match ty.as_tensor() {
-            Some(t) if *t == arg.ty => values.push(Value::tensor(Dense::from_tensor(arg)?)),
-            _ => {
-                return Err(Error::invalid(format!("argument {i} of @{}: expected {ty}, got {}", entry.name, arg.ty)))
-            }
-        }
-    }
-    let results = eval::Interpreter::new(module.module()).call(entry, values, 0)?;
+    let mut next = args.iter().enumerate();
+    let values = params
+        .iter()
+        .map(|ty| bind_argument(ty, &mut next, &entry.name))
+        .collect::<Result<Vec<_>>>()?;
+    let results = on_large_stack(|| eval::Interpreter::new(module.module()).call(entry, values, 0))?;
     let mut out = Vec::new();
     for r in &results {
         flatten(r, &mut out)?;
     }
     Ok(out)
+}
+
+fn tensor_leaves(ty: &Type) -> usize {
+    match ty {
+        Type::Tensor(_) => 1,
+        Type::Tuple(ts) => ts.iter().map(tensor_leaves).sum(),
+        Type::Token => 0,
+    }
+}
+
+/// Builds the value of a parameter of type `ty` from the next arguments, checking each type.
+fn bind_argument<'a>(ty: &Type, args: &mut impl Iterator<Item = (usize, &'a Tensor)>, func: &str) -> Result<Value> {
+    match ty {
+        Type::Tensor(t) => {
+            let (i, arg) = args.next().ok_or_else(|| Error::internal("ran out of arguments after counting them"))?;
+            if arg.ty != *t {
+                return Err(Error::invalid(format!("argument {i} of @{func}: expected {t}, got {}", arg.ty)));
+            }
+            Ok(Value::tensor(Dense::from_tensor(arg).map_err(|e| e.context(format!("argument {i} of @{func}")))?))
+        }
+        Type::Tuple(ts) => Ok(Value::Tuple(ts.iter().map(|t| bind_argument(t, args, func)).collect::<Result<_>>()?)),
+        Type::Token => Ok(Value::Token),
+    }
+}
+
+/// Stack for one evaluation. Nested calls and regions recurse (up to `eval::MAX_DEPTH` levels,
+/// tens of KiB each in debug builds), which would overflow the 2 MiB of a default Rust thread,
+/// such as a rayon worker; so evaluation runs on its own thread with room to spare.
+const EVAL_STACK_BYTES: usize = 64 << 20;
+
+fn on_large_stack<T: Send>(f: impl FnOnce() -> Result<T> + Send) -> Result<T> {
+    std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .name("apu-interp".into())
+            .stack_size(EVAL_STACK_BYTES)
+            .spawn_scoped(s, f)
+            .map_err(|e| Error::internal(format!("cannot start the interpreter thread: {e}")))?
+            .join()
+            .map_err(|_| Error::internal("the interpreter thread panicked"))?
+    })
 }
 
 fn flatten(v: &Value, out: &mut Vec<Tensor>) -> Result<()> {
@@ -71,7 +128,8 @@ fn flatten(v: &Value, out: &mut Vec<Tensor>) -> Result<()> {
                 flatten(v, out)?;
             }
         }
-        Value::Token => return Err(Error::unimplemented("token results of the entry function")),
+        // A token carries no data; like tuples, it is not a buffer of its own.
+        Value::Token => {}
     }
     Ok(())
 }

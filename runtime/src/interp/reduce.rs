@@ -43,37 +43,45 @@ fn step(body: &mut ScalarBody, acc: &mut Vec<Scalar>, elems: &[Scalar]) -> Resul
     Ok(())
 }
 
-pub fn reduce(inputs: &[&Dense], inits: &[&Dense], dims: &[i64], types: &[TensorType], body: &mut ScalarBody) -> Result<Vec<Dense>> {
-    let first = inputs.first().ok_or_else(|| Error::invalid("reduce of no inputs"))?;
-    let shape = &first.ty.shape;
+/// Where each result element's reduction starts (`bases`) and the offsets it sums over.
+struct Layout {
+    bases: Vec<usize>,
+    offsets: Vec<usize>,
+}
+
+fn layout(shape: &[i64], dims: &[i64]) -> Result<Layout> {
     let rank = shape.len();
     let mut reduced = vec![false; rank];
     for &d in dims {
         if d < 0 || d as usize >= rank || reduced[d as usize] {
-            return Err(Error::invalid(format!("reduce: bad dimension {d} for {}", first.ty)));
+            return Err(Error::invalid(format!("reduce: bad dimension {d} for shape {shape:?}")));
         }
         reduced[d as usize] = true;
     }
+    let st = strides(shape);
+    let pick = |keep: bool| -> Vec<usize> { (0..rank).filter(|&d| reduced[d] != keep).collect() };
+    let offsets_over = |ds: &[usize]| -> Vec<usize> {
+        let sub: Vec<i64> = ds.iter().map(|&d| shape[d]).collect();
+        let mut v = Vec::new();
+        for_each_index(&sub, |i| v.push(i.iter().zip(ds).map(|(&x, &d)| x as usize * st[d]).sum()));
+        v
+    };
+    Ok(Layout { bases: offsets_over(&pick(true)), offsets: offsets_over(&pick(false)) })
+}
+
+pub fn reduce(inputs: &[&Dense], inits: &[&Dense], dims: &[i64], types: &[TensorType], body: &mut ScalarBody) -> Result<Vec<Dense>> {
+    let first = inputs.first().ok_or_else(|| Error::invalid("reduce of no inputs"))?;
+    let shape = &first.ty.shape;
     if inputs.iter().any(|x| &x.ty.shape != shape) || inits.len() != inputs.len() || types.len() != inputs.len() {
         return Err(Error::invalid("reduce: inputs, init values and results do not match"));
     }
-    let kept: Vec<usize> = (0..rank).filter(|&d| !reduced[d]).collect();
-    let red: Vec<usize> = (0..rank).filter(|&d| reduced[d]).collect();
-    let out_shape: Vec<i64> = kept.iter().map(|&d| shape[d]).collect();
-    let red_shape: Vec<i64> = red.iter().map(|&d| shape[d]).collect();
-    let st = strides(shape);
-    let red_offsets: Vec<usize> = {
-        let mut v = Vec::new();
-        for_each_index(&red_shape, |r| v.push(r.iter().zip(&red).map(|(&i, &d)| i as usize * st[d]).sum()));
-        v
-    };
+    let lay = layout(shape, dims)?;
     let init = init_scalars(inits)?;
-    let mut results: Vec<Vec<Scalar>> = vec![Vec::new(); inputs.len()];
+    let mut results: Vec<Vec<Scalar>> = vec![Vec::with_capacity(lay.bases.len()); inputs.len()];
     let mut elems = vec![Scalar::Bool(false); inputs.len()];
-    try_for_each_index(&out_shape, |o| {
-        let base: usize = o.iter().zip(&kept).map(|(&i, &d)| i as usize * st[d]).sum();
+    for &base in &lay.bases {
         let mut acc = init.clone();
-        for off in &red_offsets {
+        for off in &lay.offsets {
             for (e, x) in elems.iter_mut().zip(inputs) {
                 *e = x.data.get(base + off);
             }
@@ -82,9 +90,31 @@ pub fn reduce(inputs: &[&Dense], inits: &[&Dense], dims: &[i64], types: &[Tensor
         for (r, a) in results.iter_mut().zip(acc) {
             r.push(a);
         }
-        Ok(())
-    })?;
+    }
     finish(results, types)
+}
+
+/// A single-input f32/f64 reduction whose body is the float function `g`: the same sequential
+/// order and per-step rounding as [`reduce`], without widening every element. `None` when the
+/// input is not f32/f64.
+pub fn reduce_float(input: &Dense, init: &Dense, dims: &[i64], ty: &TensorType, g: fn(f64, f64) -> f64) -> Option<Result<Dense>> {
+    let lay = match layout(&input.ty.shape, dims) {
+        Ok(l) => l,
+        Err(e) => return Some(Err(e)),
+    };
+    if !matches!(input.elem(), apu_compiler::ir::ElementType::F32 | apu_compiler::ir::ElementType::F64) {
+        return None;
+    }
+    let data = match (&input.data, &init.data) {
+        (Array::F32(v), Array::F32(i)) if i.len() == 1 => Array::F32(
+            lay.bases.iter().map(|&b| lay.offsets.iter().fold(i[0], |acc, &o| g(acc as f64, v[b + o] as f64) as f32)).collect(),
+        ),
+        (Array::F64(v), Array::F64(i)) if i.len() == 1 => {
+            Array::F64(lay.bases.iter().map(|&b| lay.offsets.iter().fold(i[0], |acc, &o| g(acc, v[b + o]))).collect())
+        }
+        _ => return None,
+    };
+    Some(Dense::new(ty.clone(), data))
 }
 
 /// Geometry of a window over a padded, dilated base, per dimension.

@@ -12,8 +12,13 @@ use super::value::Dense;
 use apu_compiler::ir::{RngAlgorithm, TensorType};
 use apu_compiler::{Error, Result};
 
-pub fn supported(algorithm: RngAlgorithm) -> bool {
-    matches!(algorithm, RngAlgorithm::ThreeFry | RngAlgorithm::Philox | RngAlgorithm::Default)
+/// Whether the generator can produce `out_ty`: integers of 8, 16, 32 or 64 bits.
+pub fn check_output(algorithm: RngAlgorithm, out_ty: &TensorType) -> Result<()> {
+    let bits = out_ty.elem.bit_width();
+    if !out_ty.elem.is_int() || !matches!(bits, 8 | 16 | 32 | 64) {
+        return Err(Error::unimplemented(format!("rng_bit_generator {algorithm:?} producing {out_ty}")));
+    }
+    Ok(())
 }
 
 fn lo(x: u64) -> u32 {
@@ -131,10 +136,8 @@ pub fn rng_bit_generator(algorithm: RngAlgorithm, state: &Dense, state_ty: &Tens
     let Array::U64(s) = &state.data else {
         return Err(Error::invalid(format!("rng_bit_generator: state must be ui64, got {}", state.ty)));
     };
+    check_output(algorithm, out_ty)?;
     let bits = out_ty.elem.bit_width();
-    if !out_ty.elem.is_int() || !matches!(bits, 8 | 16 | 32 | 64) {
-        return Err(Error::unimplemented(format!("rng_bit_generator {algorithm:?} producing {out_ty}")));
-    }
     let n = out_ty.num_elements();
     let key = *s.first().ok_or_else(|| Error::invalid("rng_bit_generator: empty state"))?;
     let (words, new_state): (Vec<u64>, Vec<u64>) = match algorithm {

@@ -58,6 +58,15 @@ pub fn transpose(x: &Dense, perm: &[i64], result: &TensorType) -> Result<Dense> 
         return Err(Error::invalid(format!("transpose: permutation of length {} for {}", perm.len(), x.ty)));
     }
     let perm: Vec<usize> = perm.iter().map(|&p| dim(p, x.ty.rank(), "transpose")).collect::<Result<_>>()?;
+    let mut seen = vec![false; perm.len()];
+    for &p in &perm {
+        if std::mem::replace(&mut seen[p], true) {
+            return Err(Error::invalid(format!("transpose: {perm:?} is not a permutation")));
+        }
+    }
+    if perm.iter().map(|&p| x.ty.shape[p]).collect::<Vec<_>>() != result.shape {
+        return Err(Error::invalid(format!("transpose: result {result} does not match permuted {}", x.ty)));
+    }
     gather_by(x, result, |out, src| {
         for (i, &p) in perm.iter().enumerate() {
             src[p] = out[i];
@@ -125,6 +134,9 @@ pub fn dynamic_slice(x: &Dense, starts: &[&Dense], sizes: &[i64], result: &Tenso
     if sizes.len() != x.ty.rank() || sizes.iter().zip(&x.ty.shape).any(|(s, d)| *s < 0 || s > d) {
         return Err(Error::invalid(format!("dynamic_slice: slice sizes {sizes:?} do not fit {}", x.ty)));
     }
+    if result.shape != sizes {
+        return Err(Error::invalid(format!("dynamic_slice: result {result} does not match slice sizes {sizes:?}")));
+    }
     let start = clamped_starts(starts, &x.ty.shape, sizes, "dynamic_slice")?;
     gather_by(x, result, |out, src| {
         for d in 0..out.len() {
@@ -163,7 +175,9 @@ pub fn concatenate(parts: &[&Dense], dimension: i64, result: &TensorType) -> Res
     let mut offset = 0usize;
     let mut along = 0i64;
     for p in parts {
-        if p.ty.rank() != first.ty.rank() || p.elem() != first.elem() {
+        let same_elsewhere = p.ty.rank() == result.rank()
+            && (0..result.rank()).all(|k| k == d || p.ty.shape[k] == result.shape[k]);
+        if !same_elsewhere || p.elem() != first.elem() {
             return Err(Error::invalid(format!("concatenate: operand {} does not match {}", p.ty, first.ty)));
         }
         bases.push((along, offset, strides(&p.ty.shape)));
@@ -187,6 +201,9 @@ pub fn concatenate(parts: &[&Dense], dimension: i64, result: &TensorType) -> Res
 
 pub fn pad(x: &Dense, value: &Dense, low: &[i64], high: &[i64], interior: &[i64], result: &TensorType) -> Result<Dense> {
     let rank = x.ty.rank();
+    if value.data.len() != 1 || value.elem() != x.elem() {
+        return Err(Error::invalid(format!("pad: padding value {} must be a scalar of {}", value.ty, x.elem())));
+    }
     if low.len() != rank || high.len() != rank || interior.len() != rank || interior.iter().any(|&i| i < 0) {
         return Err(Error::invalid(format!("pad: padding attributes do not fit {}", x.ty)));
     }

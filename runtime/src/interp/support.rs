@@ -11,9 +11,26 @@ use apu_compiler::{Error, Result};
 
 pub fn check_supported(module: &ValidModule) -> Result<()> {
     for f in &module.functions {
-        check_region(f, &f.body).map_err(|e| e.context(format!("function @{}", f.name)))?;
+        check_params(f).and_then(|()| check_region(f, &f.body)).map_err(|e| e.context(format!("function @{}", f.name)))?;
     }
     Ok(())
+}
+
+/// Parameters (and region parameters) of element types without storage, even when unused.
+fn check_params(f: &Function) -> Result<()> {
+    fn leaves(t: &Type, out: &mut Vec<apu_compiler::ir::ElementType>) {
+        match t {
+            Type::Tensor(t) => out.push(t.elem),
+            Type::Tuple(ts) => ts.iter().for_each(|t| leaves(t, out)),
+            Type::Token => {}
+        }
+    }
+    let mut elems = Vec::new();
+    f.param_types().iter().for_each(|t| leaves(t, &mut elems));
+    match elems.into_iter().find(|&e| !is_stored(e)) {
+        Some(e) => Err(unstored("a parameter", e)),
+        None => Ok(()),
+    }
 }
 
 fn check_region(f: &Function, region: &Region) -> Result<()> {
@@ -84,9 +101,11 @@ fn check_op(f: &Function, op: &Op) -> Result<()> {
             }
             _ => Ok(()),
         },
-        K::RngBitGenerator { algorithm } if !super::rng::supported(*algorithm) => {
-            Err(Error::unimplemented(format!("rng_bit_generator {algorithm:?}")))
-        }
+        K::RngBitGenerator { algorithm } => match op.results.get(1).and_then(|r| f.values.get(r.index())) {
+            Some(Type::Tensor(t)) => super::rng::check_output(*algorithm, t),
+            _ => Ok(()),
+        },
+        K::CustomCall { call_target_name, .. } if is_identity_custom_call(call_target_name) => Ok(()),
         K::CustomCall { call_target_name, .. } => {
             Err(Error::unimplemented(format!("custom_call target \"{call_target_name}\"")))
         }
@@ -94,4 +113,13 @@ fn check_op(f: &Function, op: &Op) -> Result<()> {
         | K::CollectivePermute => Err(Error::unimplemented(op.kind.name().to_string())),
         _ => Ok(()),
     }
+}
+
+/// Custom-call targets that only annotate placement or sharding: on a single device they return
+/// their operand unchanged.
+pub fn is_identity_custom_call(target: &str) -> bool {
+    matches!(
+        target,
+        "Sharding" | "SPMDFullToShardShape" | "SPMDShardToFullShape" | "annotate_device_placement" | "MoveToHost" | "MoveToDevice"
+    )
 }

@@ -1,6 +1,6 @@
 //! Runtime values of the interpreter: dense tensors (type + typed elements), tuples and tokens.
 
-use super::array::{Array, Scalar};
+use super::array::{storage_elem, Array, Scalar};
 use crate::Tensor;
 use apu_compiler::ir::{ElementType, Literal, TensorType, Type};
 use apu_compiler::{Error, Result};
@@ -15,7 +15,7 @@ pub struct Dense {
 
 impl Dense {
     pub fn new(ty: TensorType, data: Array) -> Result<Dense> {
-        if data.len() != ty.num_elements() || data.elem() != ty.elem {
+        if data.len() != ty.num_elements() || data.elem() != storage_elem(ty.elem) {
             return Err(Error::internal(format!(
                 "{} {} elements do not form a {ty}",
                 data.len(),
@@ -28,11 +28,15 @@ impl Dense {
         Dense::new(t.ty.clone(), Array::from_bytes(t.ty.elem, t.bytes())?)
     }
     pub fn to_tensor(&self) -> Result<Tensor> {
-        Tensor::from_bytes(self.ty.clone(), &self.data.to_bytes())
+        Tensor::from_bytes(self.ty.clone(), &self.data.to_bytes_as(self.ty.elem))
     }
     pub fn from_literal(lit: &Literal) -> Result<Dense> {
         let data = Array::from_bytes(lit.ty.elem, &lit.bytes)?;
-        let data = if lit.splat { data.repeat(0, lit.ty.num_elements()) } else { data };
+        let data = match (lit.splat, data.len()) {
+            (true, 1) => data.repeat(0, lit.ty.num_elements()),
+            (true, n) => return Err(Error::invalid(format!("splat constant of type {} holds {n} elements", lit.ty))),
+            (false, _) => data,
+        };
         Dense::new(lit.ty.clone(), data)
     }
     pub fn scalar(elem: ElementType, value: Scalar) -> Result<Dense> {
