@@ -4,7 +4,8 @@
     scripts/jax_conformance.py CHECKOUT [--files lax_test.py ...] [--max-minutes 60] [-k EXPR]
                                [--platforms apu,cpu] [--cases 10] [--wheel WHEEL] [--no-docs]
 
-CHECKOUT is a jax-ml/jax source tree at tag jax-v0.10.2 (only its `tests/`, `conftest.py` and `pyproject.toml`
+CHECKOUT is a jax-ml/jax source tree at tag jax-v0.10.2, e.g. from
+`git clone --depth 1 --branch jax-v0.10.2 https://github.com/jax-ml/jax ~/.cache/apu/jax-src` (only its `tests/`, `conftest.py` and `pyproject.toml`
 are used; nothing is copied into apu). The tests run with pytest in a separate pinned venv
 (`$APU_CACHE/venvs/jax-suite`, created on first use) so that their extra dependencies (absl-py, hypothesis, ...)
 stay out of apu's own environment. For the apu run the apu-plugin wheel is installed into that venv
@@ -136,7 +137,8 @@ def run_file(python, checkout, file, platform, out_dir, timeout, keyword, cases)
     log_path = out_dir / platform / f"{file}.log"
     junit.parent.mkdir(parents=True, exist_ok=True)
     junit.unlink(missing_ok=True)
-    cmd = [str(python), "-m", "pytest", f"tests/{file}", "-v", "-p", "no:cacheprovider", f"--junitxml={junit}",
+    # -P: do not put the checkout on sys.path, so its jax/ source tree cannot shadow the installed jax.
+    cmd = [str(python), "-P", "-m", "pytest", f"tests/{file}", "-v", "-p", "no:cacheprovider", f"--junitxml={junit}",
            "-o", "junit_family=xunit1"]
     if keyword:
         cmd += ["-k", keyword]
