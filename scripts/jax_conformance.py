@@ -18,9 +18,10 @@ default backend's platform name, i.e. `apu`. An unknown platform name gets the f
 with JAX_ENABLE_X64). `JAX_NUM_GENERATED_CASES` (default 10) sets how many sampled cases each parameterised
 test generates (`--cases`).
 
-Every (file, platform) run writes `<out>/<platform>/<file>.xml` (junitxml) and `.log`. A run that exceeds its
-share of `--max-minutes` is interrupted (SIGINT, so pytest still writes its junitxml), a run that crashes is
-reported with the last test it started. The apu results are compared with `tests/jax_suite/known_failures.txt`
+Every (file, platform) run writes `<out>/<platform>/<file>.xml` (junitxml), `.log` and `.journal`: outcomes are
+taken from the journal (see scripts/jax_suite_journal.py), which survives crashes. When the process dies inside
+a test, that test counts as failed ("crashed") and pytest is started again on the file's remaining tests. A
+file that exceeds its share of `--max-minutes` is interrupted (SIGINT, so pytest still writes its junitxml). The apu results are compared with `tests/jax_suite/known_failures.txt`
 (lines `<test id> <reason>`; the id is `tests/<file>::<class>::<test>` as pytest prints it, and may contain `*` wildcards; `#` starts a
 comment). Exit status 1 if apu fails any test not listed there or a run crashed or timed out; the summary table
 goes to docs/conformance.md.
@@ -39,9 +40,11 @@ import signal
 import subprocess
 import sys
 import time
-import xml.etree.ElementTree as ET
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
+SCRIPTS = ROOT / "scripts"
+sys.path.insert(0, str(SCRIPTS))
+from jax_suite_journal import read_journal  # noqa: E402
 CACHE = pathlib.Path(os.environ.get("APU_CACHE", pathlib.Path.home() / ".cache" / "apu"))
 KNOWN_FAILURES = ROOT / "tests" / "jax_suite" / "known_failures.txt"
 DOC = ROOT / "docs" / "conformance.md"
@@ -57,6 +60,7 @@ SUITE_PINS = ("jax==0.10.2 jaxlib==0.10.2 numpy==2.4.6 ml_dtypes==0.6.0 scipy==1
               "pytest==8.4.2 absl-py==2.4.0 hypothesis==6.142.1 cloudpickle==3.1.2 filelock==3.29.0 "
               "flatbuffers==25.12.19 portpicker==1.6.0 mpmath==1.3.0 psutil==7.2.2")
 GRACE_SECONDS = 60  # after SIGINT, before SIGKILL
+MAX_RESTARTS = 50  # per file: resuming after this many crashes is not worth it any more
 
 
 def log(msg: str) -> None:
@@ -124,6 +128,8 @@ class Run:
     failed: list = dataclasses.field(default_factory=list)  # test ids (failures and errors)
     skipped: int = 0
     seconds: float = 0.0
+    crashes: int = 0
+    crashed_ids: list = dataclasses.field(default_factory=list)
     status: str = "ok"  # ok | tests failed | timed out | crashed | no results
     note: str = ""
 
@@ -133,79 +139,78 @@ class Run:
 
 
 def run_file(python, checkout, file, platform, out_dir, timeout, keyword, cases) -> Run:
-    junit = out_dir / platform / f"{file}.xml"
-    log_path = out_dir / platform / f"{file}.log"
-    junit.parent.mkdir(parents=True, exist_ok=True)
-    junit.unlink(missing_ok=True)
-    # -P: do not put the checkout on sys.path, so its jax/ source tree cannot shadow the installed jax.
-    cmd = [str(python), "-P", "-m", "pytest", f"tests/{file}", "-v", "-p", "no:cacheprovider", f"--junitxml={junit}",
-           "-o", "junit_family=xunit1"]
-    if keyword:
-        cmd += ["-k", keyword]
-    env = dict(os.environ, JAX_PLATFORMS=platform, JAX_NUM_GENERATED_CASES=str(cases))
+    """Runs one test file; restarts pytest after a crash (skipping what already ran) until the file is done."""
+    base = out_dir / platform / file
+    base.parent.mkdir(parents=True, exist_ok=True)
+    journal = pathlib.Path(f"{base}.journal")
+    for stale in base.parent.glob(f"{file}.*"):
+        stale.unlink()
     run = Run(file, platform)
-    start = time.monotonic()
+    deadline = time.monotonic() + timeout
     log(f"{platform}: {file} (up to {timeout / 60:.1f} min)")
-    with open(log_path, "w") as log_file:
-        proc = subprocess.Popen(cmd, cwd=checkout, env=env, stdout=log_file, stderr=subprocess.STDOUT,
-                                start_new_session=True)
-        try:
-            rc = proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            # SIGINT makes pytest stop and still write the junitxml of what ran so far.
-            os.killpg(proc.pid, signal.SIGINT)
-            try:
-                rc = proc.wait(timeout=GRACE_SECONDS)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                rc = proc.wait()
-            run.status = "timed out"
-    run.seconds = time.monotonic() - start
-    if junit.exists():
-        read_junit(junit, run)
-    elif run.status == "ok":
-        run.status = "crashed" if rc not in (0, 1, 5) or rc < 0 else "no results"
-    if run.status == "ok" and rc < 0:
-        run.status = "crashed"
-    if run.status in ("crashed", "no results", "timed out"):
-        interrupted = last_test_started(log_path)
-        run.note = f"exit {rc}; last test started: {interrupted}"
-        if interrupted in run.passed_ids:  # pytest records the test it was interrupted in without a failure
-            run.passed_ids.remove(interrupted)
-    elif run.failed:
+    for attempt in range(1, MAX_RESTARTS + 2):
+        suffix = "" if attempt == 1 else f".{attempt}"
+        cmd = [str(python), "-P", "-m", "pytest", f"tests/{file}", "-v", "-p", "no:cacheprovider",
+               "-p", "jax_suite_journal", f"--junitxml={base}{suffix}.xml", "-o", "junit_family=xunit1"]
+        # -P: the checkout is not put on sys.path, so its jax/ source tree cannot shadow the installed jax.
+        if keyword:
+            cmd += ["-k", keyword]
+        env = dict(os.environ, JAX_PLATFORMS=platform, JAX_NUM_GENERATED_CASES=str(cases),
+                   APU_SUITE_JOURNAL=str(journal),
+                   PYTHONPATH=os.pathsep.join(filter(None, [str(SCRIPTS), os.environ.get("PYTHONPATH")])))
+        rc, timed_out = run_pytest(cmd, env, checkout, f"{base}{suffix}.log", deadline - time.monotonic())
+        states = read_journal(journal)
+        running = [t for t, state in states.items() if state == "start"]
+        if timed_out:
+            run.status, run.note = "timed out", f"in {running[-1] if running else '?'}"
+            break
+        if rc in (0, 1, 5) and not running:
+            if rc == 5 and not states:
+                run.status = "no tests selected"
+            break
+        if not running:  # died outside any test (collection, import, interpreter start): nothing to resume
+            run.status, run.note = "crashed", f"exit {rc} outside a test; see {base}{suffix}.log"
+            break
+        log(f"  crashed (exit {rc}) in {running[-1]}; resuming after it")
+        with open(journal, "a") as f:
+            f.write(f"crashed\t{running[-1]}\n")
+        run.crashes += 1
+        if time.monotonic() >= deadline:
+            run.status, run.note = "timed out", "after a crash"
+            break
+    else:
+        run.status, run.note = "crashed", f"gave up after {MAX_RESTARTS} restarts"
+    run.seconds = timeout - max(0.0, deadline - time.monotonic())
+    for test_id, state in read_journal(journal).items():
+        if state == "passed":
+            run.passed_ids.append(test_id)
+        elif state == "skipped":
+            run.skipped += 1
+        elif state in ("failed", "crashed"):
+            run.failed.append(test_id)
+            if state == "crashed":
+                run.crashed_ids.append(test_id)
+    if run.status == "ok" and run.failed:
         run.status = "tests failed"
-    elif rc == 5:
-        run.status = "no tests selected"
+    if run.crashes and run.status in ("ok", "tests failed"):
+        run.note = f"{run.crashes} crash(es), resumed"
     return run
 
 
-def read_junit(path: pathlib.Path, run: Run) -> None:
-    root = ET.parse(path).getroot()
-    for case in root.iter("testcase"):
-        if not case.get("name"):  # the placeholder pytest writes for a test cut short by an interrupt
-            continue
-        cls = case.get("classname", "").rsplit(".", 1)[-1]
-        # The ids pytest itself prints (relative to the checkout), so that they can be passed back to pytest.
-        test_id = f"tests/{run.file}::{cls}::{case.get('name')}" if cls else f"tests/{run.file}::{case.get('name')}"
-        kinds = {child.tag for child in case}
-        if kinds & {"failure", "error"}:
-            run.failed.append(test_id)
-        elif "skipped" in kinds:
-            run.skipped += 1
-        else:
-            run.passed_ids.append(test_id)
-
-
-def last_test_started(log_path: pathlib.Path) -> str:
-    """With -v pytest prints `path::test` before a test's outcome: the last such line names the crasher."""
-    try:
-        lines = log_path.read_text(errors="replace").splitlines()
-    except OSError:
-        return "?"
-    for line in reversed(lines):
-        if "::" in line and line.startswith("tests/"):
-            return line.split(" ")[0]
-    return "?"
+def run_pytest(cmd, env, cwd, log_path, timeout) -> tuple[int, bool]:
+    """(exit code, timed out). On timeout pytest gets SIGINT, so that it still writes its junitxml."""
+    with open(log_path, "w") as log_file:
+        proc = subprocess.Popen(cmd, cwd=cwd, stdout=log_file, stderr=subprocess.STDOUT, start_new_session=True,
+                                env=env)
+        try:
+            return proc.wait(timeout=max(timeout, 1.0)), False
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGINT)
+            try:
+                return proc.wait(timeout=GRACE_SECONDS), True
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                return proc.wait(), True
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -232,7 +237,7 @@ def is_known(test_id: str, known: dict[str, str]) -> bool:
     return test_id in known or any("*" in k and fnmatch.fnmatchcase(test_id, k) for k in known)
 
 
-def write_report(path, runs, checkout, commit, args, unexpected, stale, apu_ran) -> None:
+def write_report(path, runs, checkout, commit, args, unexpected, stale, apu_ran, crashed) -> None:
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     lines = [
         "# Conformance with JAX's own test suite",
@@ -251,8 +256,8 @@ def write_report(path, runs, checkout, commit, args, unexpected, stale, apu_ran)
         lines.append(f"| {r.file} | {r.platform} | {r.passed} | {len(r.failed)} | {r.skipped} | "
                      f"{r.seconds / 60:.1f} | {status} |")
     if apu_ran:
-        lines += ["", f"Failures on apu not listed in `tests/jax_suite/known_failures.txt`: {len(unexpected)}"]
-        lines += [f"- `{t}`" for t in unexpected[:200]]
+        lines += ["", f"Failures on apu not listed in `{args.known_failures.name}`: {len(unexpected)}"]
+        lines += [f"- `{t}`" + (" (crashed the process)" if t in crashed else "") for t in unexpected[:200]]
         if len(unexpected) > 200:
             lines.append(f"- ... and {len(unexpected) - 200} more")
         if stale:
@@ -306,6 +311,7 @@ def main() -> int:
 
     apu_runs = [r for r in runs if r.platform == "apu"]
     cpu_failed = {t for r in runs if r.platform == "cpu" for t in r.failed}
+    crashed = {t for r in apu_runs for t in r.crashed_ids}
     apu_failed = [t for r in apu_runs for t in r.failed]
     unexpected = [t for t in apu_failed if not is_known(t, known)]
     apu_passed = {t for r in apu_runs for t in r.passed_ids}
@@ -320,11 +326,12 @@ def main() -> int:
     if apu_runs:
         print(f"\napu failures not in {args.known_failures.name}: {len(unexpected)}")
         for t in unexpected[:50]:
-            print(f"  {t}{'   (fails on cpu too)' if t in cpu_failed else ''}")
+            print(f"  {t}{'   (crashed the process)' if t in crashed else ''}"
+                  f"{'   (fails on cpu too)' if t in cpu_failed else ''}")
         if len(unexpected) > 50:
             print(f"  ... and {len(unexpected) - 50} more (see {args.out}/apu/*.xml)")
     if not args.no_report:
-        write_report(args.report, runs, checkout, commit, args, unexpected, stale, bool(apu_runs))
+        write_report(args.report, runs, checkout, commit, args, unexpected, stale, bool(apu_runs), crashed)
         log(f"summary written to {args.report}")
 
     broken = [r for r in apu_runs if r.status in ("timed out", "crashed", "no results", "not run")]
