@@ -51,3 +51,16 @@ build_wheel() {
 install_wheel() {
     "$1" -m pip install -q --force-reinstall --no-deps "$2" >&2
 }
+
+# tf_venv VERSION -> prints the python of a pinned TensorFlow (CPU wheel) venv, e.g. `tf_venv 2.21.0`.
+# Used by the TensorFlow plug-in tests (tests/tf); the plug-in is put into its site-packages/tensorflow-plugins.
+tf_venv() { ensure_venv "tensorflow-cpu-$1" "tensorflow-cpu==$1 pytest==9.2.0"; }
+
+# install_tf_plugin PYTHON LIBRARY: make TensorFlow in that venv load LIBRARY at import time, as the wheel does
+# (site-packages/tensorflow-plugins/libapu.so). A symlink, so a rebuilt library is picked up without copying.
+install_tf_plugin() {
+    local site
+    site="$("$1" -c 'import sysconfig; print(sysconfig.get_paths()["platlib"])')"
+    mkdir -p "$site/tensorflow-plugins"
+    ln -sf "$2" "$site/tensorflow-plugins/libapu.so"
+}
