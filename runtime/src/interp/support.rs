@@ -1,0 +1,85 @@
+//! Compile-time check: walks every op of a module and reports the first op/element-type pair the
+//! interpreter does not implement, with the same UNIMPLEMENTED message running it would give.
+//! The checks call the same lookup functions the evaluator uses, so the two cannot disagree.
+
+use super::array::{is_stored, unstored};
+use super::elementwise::{binary_fn, compare_fn, unary_fn};
+use super::numeric::contraction_supported;
+use apu_compiler::ir::{Function, Op, OpKind, Region, Type};
+use apu_compiler::valid::ValidModule;
+use apu_compiler::{Error, Result};
+
+pub fn check_supported(module: &ValidModule) -> Result<()> {
+    for f in &module.functions {
+        check_region(f, &f.body).map_err(|e| e.context(format!("function @{}", f.name)))?;
+    }
+    Ok(())
+}
+
+fn check_region(f: &Function, region: &Region) -> Result<()> {
+    for op in &region.ops {
+        check_op(f, op).map_err(|e| e.context(format!("{} at {}", op.kind.name(), op.location)))?;
+        for r in &op.regions {
+            check_region(f, r)?;
+        }
+    }
+    Ok(())
+}
+
+fn check_types(f: &Function, op: &Op) -> Result<()> {
+    for v in op.operands.iter().chain(&op.results) {
+        if let Some(Type::Tensor(t)) = f.values.get(v.index()) {
+            if !is_stored(t.elem) {
+                return Err(unstored(op.kind.name(), t.elem));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn operand_elem(f: &Function, op: &Op, i: usize) -> Option<apu_compiler::ir::ElementType> {
+    f.values.get(op.operands.get(i)?.index())?.as_tensor().map(|t| t.elem)
+}
+
+fn result_elem(f: &Function, op: &Op, i: usize) -> Option<apu_compiler::ir::ElementType> {
+    f.values.get(op.results.get(i)?.index())?.as_tensor().map(|t| t.elem)
+}
+
+fn check_op(f: &Function, op: &Op) -> Result<()> {
+    check_types(f, op)?;
+    use OpKind as K;
+    match &op.kind {
+        K::Unary(u) => operand_elem(f, op, 0).map_or(Ok(()), |e| unary_fn(*u, e).map(|_| ())),
+        K::Binary(b) => operand_elem(f, op, 0).map_or(Ok(()), |e| binary_fn(*b, e).map(|_| ())),
+        K::Compare { direction, compare_type } => {
+            operand_elem(f, op, 0).map_or(Ok(()), |e| compare_fn(*direction, *compare_type, e).map(|_| ()))
+        }
+        K::Clamp => operand_elem(f, op, 1).map_or(Ok(()), |e| {
+            let _ = binary_fn(apu_compiler::ir::BinaryOp::Maximum, e)?;
+            binary_fn(apu_compiler::ir::BinaryOp::Minimum, e).map(|_| ())
+        }),
+        K::ReducePrecision { .. } => match operand_elem(f, op, 0) {
+            Some(e) if !e.is_float() => Err(Error::unimplemented(format!("reduce_precision for {e}"))),
+            _ => Ok(()),
+        },
+        K::DotGeneral { .. } | K::Convolution { .. } => match result_elem(f, op, 0) {
+            Some(e) if !contraction_supported(e) => Err(Error::unimplemented(format!("{} for {e}", op.kind.name()))),
+            _ => Ok(()),
+        },
+        K::RngBitGenerator { algorithm } if !super::rng::supported(*algorithm) => {
+            Err(Error::unimplemented(format!("rng_bit_generator {algorithm:?}")))
+        }
+        K::CustomCall { call_target_name, .. } => {
+            Err(Error::unimplemented(format!("custom_call target \"{call_target_name}\"")))
+        }
+        K::Rng { .. }
+        | K::Fft { .. }
+        | K::Cholesky { .. }
+        | K::TriangularSolve { .. }
+        | K::BatchNormInference { .. }
+        | K::BatchNormTraining { .. }
+        | K::BatchNormGrad { .. }
+        | K::CollectivePermute => Err(Error::unimplemented(op.kind.name().to_string())),
+        _ => Ok(()),
+    }
+}
