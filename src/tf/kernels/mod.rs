@@ -3,7 +3,6 @@
 
 pub mod attrs;
 pub mod builder;
-mod host_eval;
 pub mod lower;
 pub mod ops;
 pub mod registry;
