@@ -367,10 +367,20 @@ typedef struct PJRT_Buffer PJRT_Buffer;
 typedef struct PJRT_Client PJRT_Client;
 typedef struct PJRT_NamedValue PJRT_NamedValue;
 
-/* XLA's C shape (as in TensorFlow 2.21's xla/stream_executor/tpu/c_api_decl.h), which apu copies in
- * TFNPD_XlaShapeToDeviceShapeRepresentation. Lists keep up to XLA_C_API_MAX_INLINED elements inline and
- * larger ones on the heap (owned, released by TensorFlow with delete[]). */
+/* XLA's C shape, which apu copies in TFNPD_XlaShapeToDeviceShapeRepresentation. The layout struct is the
+ * one of TensorFlow 2.17/2.18 (with dim_level_types / dim_unique / dim_ordered; 2.21 dropped them): apu is a
+ * NextPluggableDevice only on TensorFlow versions that export TF_CreateAndSetPjRtCApiClient, i.e. <= 2.18.
+ * Lists keep up to XLA_C_API_MAX_INLINED elements inline and larger ones on the heap (owned, released by
+ * TensorFlow with delete[]). */
 #define XLA_C_API_MAX_INLINED 6
+
+typedef struct XLA_IntList {
+  union {
+    int* heap;
+    int inlined[XLA_C_API_MAX_INLINED];
+  };
+  int64_t size;
+} XLA_IntList;
 
 typedef struct XLA_Int64List {
   union {
@@ -402,6 +412,9 @@ typedef struct XLA_TileList {
 
 typedef struct XLA_Layout {
   XLA_Int64List minor_to_major;
+  XLA_IntList dim_level_types;
+  XLA_IntList dim_unique;
+  XLA_IntList dim_ordered;
   XLA_TileList tiles;
   int index_primitive_type;
   int pointer_primitive_type;

@@ -659,6 +659,18 @@ pub struct PJRT_NamedValue {
 }
 #[repr(C)]
 #[derive(Copy, Clone)]
+pub struct XLA_IntList {
+    pub __bindgen_anon_1: XLA_IntList__bindgen_ty_1,
+    pub size: i64,
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub union XLA_IntList__bindgen_ty_1 {
+    pub heap: *mut ::core::ffi::c_int,
+    pub inlined: [::core::ffi::c_int; 6usize],
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
 pub struct XLA_Int64List {
     pub __bindgen_anon_1: XLA_Int64List__bindgen_ty_1,
     pub size: i64,
@@ -702,6 +714,9 @@ pub union XLA_TileList__bindgen_ty_1 {
 #[derive(Copy, Clone)]
 pub struct XLA_Layout {
     pub minor_to_major: XLA_Int64List,
+    pub dim_level_types: XLA_IntList,
+    pub dim_unique: XLA_IntList,
+    pub dim_ordered: XLA_IntList,
     pub tiles: XLA_TileList,
     pub index_primitive_type: ::core::ffi::c_int,
     pub pointer_primitive_type: ::core::ffi::c_int,

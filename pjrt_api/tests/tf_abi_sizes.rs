@@ -30,3 +30,14 @@ fn next_pluggable_device_struct_sizes() {
     assert_eq!(offset_of!(TFNPD_PluginParams, priority), 32);
     assert_eq!(offset_of!(TFNPD_Api, TFNPD_InitPluginInternalDeviceStates), 168);
 }
+
+#[test]
+fn xla_shape_layout_of_tensorflow_2_18() {
+    assert_eq!(size_of::<XLA_IntList>(), 32);
+    assert_eq!(size_of::<XLA_Int64List>(), 56);
+    assert_eq!(size_of::<XLA_BoolList>(), 16);
+    assert_eq!(size_of::<XLA_TileList>(), 6 * 56 + 8);
+    assert_eq!(offset_of!(XLA_Layout, tiles), 56 + 3 * 32);
+    assert_eq!(offset_of!(XLA_Shape, dimensions), 8);
+    assert_eq!(offset_of!(XLA_Shape, tuple_shapes), 8 + 56 + 16);
+}

@@ -1,5 +1,6 @@
 //! Deep copies of XLA's C shape struct: TensorFlow destroys both the shape it passes and the one we
-//! return, so the copy must own its own heap lists.
+//! return, so the copy must own its own heap lists. The struct layout is TensorFlow 2.17/2.18's, the only
+//! versions on which apu runs as a NextPluggableDevice (see `host::why_npd_unavailable`).
 
 use apu_pjrt_api::tf as c;
 
@@ -28,6 +29,12 @@ unsafe fn copy_int64_list(l: &mut c::XLA_Int64List) {
     }
 }
 
+unsafe fn copy_int_list(l: &mut c::XLA_IntList) {
+    if l.size > INLINED {
+        l.__bindgen_anon_1.heap = heap_copy(l.__bindgen_anon_1.heap, l.size as usize);
+    }
+}
+
 unsafe fn copy_bool_list(l: &mut c::XLA_BoolList) {
     if l.size > INLINED {
         l.__bindgen_anon_1.heap = heap_copy(l.__bindgen_anon_1.heap, l.size as usize);
@@ -36,6 +43,9 @@ unsafe fn copy_bool_list(l: &mut c::XLA_BoolList) {
 
 unsafe fn copy_layout(l: &mut c::XLA_Layout) {
     copy_int64_list(&mut l.minor_to_major);
+    copy_int_list(&mut l.dim_level_types);
+    copy_int_list(&mut l.dim_unique);
+    copy_int_list(&mut l.dim_ordered);
     let n = l.tiles.size;
     let tiles: *mut c::XLA_Tile = if n > INLINED {
         l.tiles.__bindgen_anon_1.heap = heap_copy(l.tiles.__bindgen_anon_1.heap, n as usize);
