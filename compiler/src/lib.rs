@@ -3,9 +3,12 @@
 //!
 //! This crate never sees FFI: the plugin hands it bytes and a format string.
 
+pub mod bytecode;
 pub mod error;
 pub mod ir;
 pub mod program;
 pub mod valid;
+pub mod vhlo;
 
 pub use error::{Error, Result};
+pub use vhlo::read_vhlo_bytecode;

@@ -34,9 +34,7 @@ pub const MLIR_BYTECODE_MAGIC: &[u8; 4] = b"ML\xefR";
 /// Reads a program in the given PJRT format into a module.
 pub fn read_program(format: ProgramFormat, code: &[u8]) -> Result<Module> {
     match format {
-        ProgramFormat::Mlir if code.starts_with(MLIR_BYTECODE_MAGIC) => {
-            Err(Error::unimplemented("MLIR bytecode reader is not built yet"))
-        }
+        ProgramFormat::Mlir if code.starts_with(MLIR_BYTECODE_MAGIC) => crate::vhlo::read_vhlo_bytecode(code),
         ProgramFormat::Mlir => Err(Error::unimplemented("StableHLO text reader is not built yet")),
         ProgramFormat::Hlo | ProgramFormat::HloWithConfig => {
             Err(Error::unimplemented("HloModuleProto reader is not built yet"))

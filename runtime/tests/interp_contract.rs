@@ -34,6 +34,7 @@ fn dot_general_int8_to_int32_does_not_wrap_in_int8() {
     assert_eq!(to_i32(&out), [127 * 127 + 127 + 128 * 128]);
 }
 
+#[allow(clippy::too_many_arguments)]
 fn conv1d(x: Tensor, w: Tensor, out: &[i64], strides: i64, pad: (i64, i64), lhs_dil: i64, rhs_dil: i64, fg: i64, bg: i64, reverse: bool) -> Vec<f32> {
     let kind = OpKind::Convolution {
         window_strides: vec![strides],

@@ -66,6 +66,7 @@ fn variadic_reduce_argmax_first_index_wins() {
     assert_eq!(to_i32(&out[1]), [1, 2]);
 }
 
+#[allow(clippy::too_many_arguments)]
 fn reduce_window(x: Tensor, init: f32, wd: &[i64], ws: &[i64], bd: &[i64], wdl: &[i64], pad: &[(i64, i64)], out_shape: &[i64]) -> Vec<f32> {
     let kind = OpKind::ReduceWindow {
         window_dimensions: wd.to_vec(),

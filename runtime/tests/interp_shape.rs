@@ -40,7 +40,7 @@ fn transpose_3d() {
 #[test]
 fn reverse_and_reshape() {
     let x = f32s(&[2, 3], &seq(6));
-    let r = run_op(OpKind::Reverse { dimensions: vec![1] }, &[x.clone()], tt(&[2, 3], F32)).unwrap();
+    let r = run_op(OpKind::Reverse { dimensions: vec![1] }, std::slice::from_ref(&x), tt(&[2, 3], F32)).unwrap();
     assert_eq!(to_f32(&r), [2.0, 1.0, 0.0, 5.0, 4.0, 3.0]);
     let r = run_op(OpKind::Reshape, &[x], tt(&[3, 2], F32)).unwrap();
     assert_eq!(to_f32(&r), seq(6));

@@ -112,7 +112,7 @@ impl Array {
     /// Reads dense little-endian bytes (apu's storage format) of `elem` values.
     pub fn from_bytes(elem: ElementType, bytes: &[u8]) -> Result<Array> {
         let size = elem.byte_size();
-        if bytes.len() % size != 0 {
+        if !bytes.chunks_exact(size).remainder().is_empty() {
             return Err(Error::invalid(format!("{} bytes are not a whole number of {elem} elements", bytes.len())));
         }
         use ElementType as E;

@@ -28,7 +28,18 @@ fn free(rank: usize, used: &[&[usize]]) -> Vec<usize> {
     (0..rank).filter(|d| !used.iter().any(|u| u.contains(d))).collect()
 }
 
-fn contract<T: Acc>(l: &[T], r: &[T], lb: &[usize], rb: &[usize], lf: &[usize], rf: &[usize], lc: &[usize], rc: &[usize]) -> Vec<T> {
+/// Element offsets of every batch, free and contracting index of each operand.
+struct Offsets {
+    lb: Vec<usize>,
+    rb: Vec<usize>,
+    lf: Vec<usize>,
+    rf: Vec<usize>,
+    lc: Vec<usize>,
+    rc: Vec<usize>,
+}
+
+fn contract<T: Acc>(l: &[T], r: &[T], o: &Offsets) -> Vec<T> {
+    let Offsets { lb, rb, lf, rf, lc, rc } = o;
     let mut out = Vec::with_capacity(lb.len() * lf.len() * rf.len());
     for (b, &lbo) in lb.iter().enumerate() {
         let rbo = rb[b];
@@ -72,13 +83,18 @@ pub fn dot_general(lhs: &Dense, rhs: &Dense, dims: &DotDims, result: &TensorType
         return Err(Error::invalid(format!("dot_general: result {result} does not match {} x {}", lhs.ty, rhs.ty)));
     }
     let (ls, rs) = (strides(&lhs.ty.shape), strides(&rhs.ty.shape));
-    let (lbo, rbo) = (offsets(&lhs.ty.shape, &lb, &ls), offsets(&rhs.ty.shape, &rb, &rs));
-    let (lfo, rfo) = (offsets(&lhs.ty.shape, &lf, &ls), offsets(&rhs.ty.shape, &rf, &rs));
-    let (lco, rco) = (offsets(&lhs.ty.shape, &lc, &ls), offsets(&rhs.ty.shape, &rc, &rs));
+    let o = Offsets {
+        lb: offsets(&lhs.ty.shape, &lb, &ls),
+        rb: offsets(&rhs.ty.shape, &rb, &rs),
+        lf: offsets(&lhs.ty.shape, &lf, &ls),
+        rf: offsets(&rhs.ty.shape, &rf, &rs),
+        lc: offsets(&lhs.ty.shape, &lc, &ls),
+        rc: offsets(&rhs.ty.shape, &rc, &rs),
+    };
     let values: Vec<super::array::Scalar> = match (widen(&lhs.data, result.elem)?, widen(&rhs.data, result.elem)?) {
-        (Wide::F(l), Wide::F(r)) => contract(&l, &r, &lbo, &rbo, &lfo, &rfo, &lco, &rco).into_iter().map(Acc::scalar).collect(),
-        (Wide::I(l), Wide::I(r)) => contract(&l, &r, &lbo, &rbo, &lfo, &rfo, &lco, &rco).into_iter().map(Acc::scalar).collect(),
-        (Wide::C(l), Wide::C(r)) => contract(&l, &r, &lbo, &rbo, &lfo, &rfo, &lco, &rco).into_iter().map(Acc::scalar).collect(),
+        (Wide::F(l), Wide::F(r)) => contract(&l, &r, &o).into_iter().map(Acc::scalar).collect(),
+        (Wide::I(l), Wide::I(r)) => contract(&l, &r, &o).into_iter().map(Acc::scalar).collect(),
+        (Wide::C(l), Wide::C(r)) => contract(&l, &r, &o).into_iter().map(Acc::scalar).collect(),
         _ => return Err(Error::internal("dot_general: operands widened to different domains")),
     };
     Dense::new(result.clone(), Array::from_scalars(result.elem, values)?)

@@ -256,12 +256,12 @@ impl<'m> Interpreter<'m> {
                 let cell = std::cell::RefCell::new(frame);
                 let mut select = |a: Scalar, b: Scalar| -> Result<bool> {
                     let mut f = cell.borrow_mut();
-                    let r = self.scalar_body(&mut **f, select_region, depth)(&[a, b])?;
+                    let r = self.scalar_body(&mut f, select_region, depth)(&[a, b])?;
                     Ok(matches!(r.first(), Some(Scalar::Bool(true))))
                 };
                 let mut scatter = |args: &[Scalar]| -> Result<Vec<Scalar>> {
                     let mut f = cell.borrow_mut();
-                    let r = self.scalar_body(&mut **f, scatter_region, depth)(args);
+                    let r = self.scalar_body(&mut f, scatter_region, depth)(args);
                     r
                 };
                 one(reduce::select_and_scatter(x, dense(1)?, dense(2)?, &win, &mut select, &mut scatter)?)
@@ -284,6 +284,25 @@ impl<'m> Interpreter<'m> {
                     out.push(body(&args)?.first().copied().ok_or_else(|| Error::invalid("map region returned nothing"))?);
                 }
                 one(Dense::new(ty.clone(), super::array::Array::from_scalars(ty.elem, out)?)?)
+            }
+            K::Fft { fft_type, fft_length } => one(super::fft::fft(dense(0)?, *fft_type, fft_length, &result_type(0)?)?),
+            K::Cholesky { lower } => one(super::linalg::cholesky(dense(0)?, *lower)?),
+            K::TriangularSolve { left_side, lower, unit_diagonal, transpose_a } => one(super::linalg::triangular_solve(
+                dense(0)?,
+                dense(1)?,
+                *left_side,
+                *lower,
+                *unit_diagonal,
+                *transpose_a,
+            )?),
+            K::BatchNormInference { epsilon, feature_index } => {
+                one(super::norm::inference(&all_dense(0..operands.len())?, *epsilon, *feature_index)?)
+            }
+            K::BatchNormTraining { epsilon, feature_index } => {
+                many(super::norm::training(&all_dense(0..operands.len())?, *epsilon, *feature_index)?)
+            }
+            K::BatchNormGrad { epsilon, feature_index } => {
+                many(super::norm::grad(&all_dense(0..operands.len())?, *epsilon, *feature_index)?)
             }
             K::While => {
                 let (cond, body) = (region(op, 0)?, region(op, 1)?);
@@ -329,7 +348,7 @@ impl<'m> Interpreter<'m> {
             K::AllReduce | K::AllGather { .. } | K::ReduceScatter { .. } | K::AllToAll { .. } | K::CollectiveBroadcast => {
                 for (i, v) in operands.iter().enumerate() {
                     let want = frame.func.values.get(op.results.get(i).map(|r| r.index()).unwrap_or(usize::MAX));
-                    if want.map_or(true, |t| !v.has_type(t)) {
+                    if !want.is_some_and(|t| v.has_type(t)) {
                         return Err(Error::unimplemented(format!(
                             "{} that changes the shape on a single device",
                             op.kind.name()

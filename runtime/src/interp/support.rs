@@ -66,6 +66,24 @@ fn check_op(f: &Function, op: &Op) -> Result<()> {
             Some(e) if !contraction_supported(e) => Err(Error::unimplemented(format!("{} for {e}", op.kind.name()))),
             _ => Ok(()),
         },
+        K::BatchNormInference { .. } | K::BatchNormTraining { .. } | K::BatchNormGrad { .. } => match operand_elem(f, op, 0) {
+            Some(e) if !e.is_float() => Err(Error::unimplemented(format!("batch norm for {e}"))),
+            _ => Ok(()),
+        },
+        K::Fft { fft_type, .. } => match operand_elem(f, op, 0) {
+            Some(e) if !matches!(e.real_part(), apu_compiler::ir::ElementType::F32 | apu_compiler::ir::ElementType::F64)
+                || e.is_complex() == (*fft_type == apu_compiler::ir::FftType::Rfft) =>
+            {
+                Err(Error::unimplemented(format!("fft {fft_type:?} for {e}")))
+            }
+            _ => Ok(()),
+        },
+        K::Cholesky { .. } | K::TriangularSolve { .. } => match operand_elem(f, op, 0) {
+            Some(e) if !matches!(e.real_part(), apu_compiler::ir::ElementType::F32 | apu_compiler::ir::ElementType::F64) => {
+                Err(Error::unimplemented(format!("{} for {e}", op.kind.name())))
+            }
+            _ => Ok(()),
+        },
         K::RngBitGenerator { algorithm } if !super::rng::supported(*algorithm) => {
             Err(Error::unimplemented(format!("rng_bit_generator {algorithm:?}")))
         }
@@ -73,12 +91,6 @@ fn check_op(f: &Function, op: &Op) -> Result<()> {
             Err(Error::unimplemented(format!("custom_call target \"{call_target_name}\"")))
         }
         K::Rng { .. }
-        | K::Fft { .. }
-        | K::Cholesky { .. }
-        | K::TriangularSolve { .. }
-        | K::BatchNormInference { .. }
-        | K::BatchNormTraining { .. }
-        | K::BatchNormGrad { .. }
         | K::CollectivePermute => Err(Error::unimplemented(op.kind.name().to_string())),
         _ => Ok(()),
     }

@@ -1,0 +1,27 @@
+//! The StableHLO portable-artifact reader: MLIR bytecode whose ops are in the VHLO dialect (what
+//! `jax.jit` hands a PJRT plugin as format `"mlir"`), turned into apu's IR.
+
+mod convert;
+pub mod dialect;
+mod module;
+mod op_ctx;
+pub mod op_table;
+mod ops;
+mod region;
+mod sharding;
+
+use crate::bytecode::{self, DialectDecoder};
+use crate::ir::Module;
+use crate::Result;
+
+pub use module::split_version;
+
+/// Reads a StableHLO portable artifact into a module whose entry is `@main`.
+pub fn read_vhlo_bytecode(bytes: &[u8]) -> Result<Module> {
+    let vhlo = dialect::VhloDecoder;
+    let sdy = dialect::SdyDecoder;
+    let decoders: [(&str, &dyn DialectDecoder); 2] = [("vhlo", &vhlo), ("sdy", &sdy)];
+    let mut file = bytecode::read(bytes, &decoders)?;
+    let producer = file.producer.to_string();
+    module::build_module(&file.ops, &mut file.table).map_err(|e| e.context(format!("StableHLO artifact (producer {producer:?})")))
+}
