@@ -5,7 +5,9 @@
 
 pub mod bytecode;
 pub mod error;
+pub mod hlo;
 pub mod ir;
+pub mod options;
 pub mod program;
 pub mod valid;
 pub mod vhlo;

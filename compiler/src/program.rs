@@ -36,8 +36,7 @@ pub fn read_program(format: ProgramFormat, code: &[u8]) -> Result<Module> {
     match format {
         ProgramFormat::Mlir if code.starts_with(MLIR_BYTECODE_MAGIC) => crate::vhlo::read_vhlo_bytecode(code),
         ProgramFormat::Mlir => Err(Error::unimplemented("StableHLO text reader is not built yet")),
-        ProgramFormat::Hlo | ProgramFormat::HloWithConfig => {
-            Err(Error::unimplemented("HloModuleProto reader is not built yet"))
-        }
+        ProgramFormat::Hlo => crate::hlo::read_hlo_module_proto(code),
+        ProgramFormat::HloWithConfig => crate::hlo::read_hlo_module_proto_with_config(code),
     }
 }
