@@ -11,16 +11,51 @@ use std::sync::OnceLock;
 
 extern "C" {
     fn dlsym(handle: *mut c_void, symbol: *const c_char) -> *mut c_void;
+    fn dlopen(filename: *const c_char, flags: std::ffi::c_int) -> *mut c_void;
 }
 
 /// `RTLD_DEFAULT` on glibc: search the global scope.
 const RTLD_DEFAULT: *mut c_void = std::ptr::null_mut();
+const RTLD_LAZY: std::ffi::c_int = 0x1;
+const RTLD_NOLOAD: std::ffi::c_int = 0x4;
 
-/// Looks a symbol up in the global scope; `None` if this process does not export it.
+/// TensorFlow's shared libraries, by soname. TensorFlow 2.21 loads them into the global scope, but
+/// 2.18 does not, so symbols are also looked up in each of them (if already loaded).
+const TF_LIBRARIES: [&CStr; 3] = [c"libtensorflow_framework.so.2", c"libtensorflow_cc.so.2", c"_pywrap_tensorflow_internal.so"];
+
+struct Handles(Vec<usize>);
+
+/// Handles of the TensorFlow libraries this process has loaded (`RTLD_NOLOAD` never loads anything).
+/// Found once, at the first lookup, which happens inside a TensorFlow entry point.
+fn tf_library_handles() -> &'static [usize] {
+    static HANDLES: OnceLock<Handles> = OnceLock::new();
+    &HANDLES
+        .get_or_init(|| {
+            Handles(
+                TF_LIBRARIES
+                    .iter()
+                    // SAFETY: RTLD_NOLOAD only returns a handle to an object that is already loaded.
+                    .map(|n| unsafe { dlopen(n.as_ptr(), RTLD_LAZY | RTLD_NOLOAD) } as usize)
+                    .filter(|&h| h != 0)
+                    .collect(),
+            )
+        })
+        .0
+}
+
+/// Looks a symbol up in the global scope, then in TensorFlow's libraries; `None` if this process does
+/// not export it.
 pub fn lookup(name: &CStr) -> Option<*mut c_void> {
-    // SAFETY: dlsym with a NUL-terminated name has no preconditions.
+    // SAFETY: dlsym with a valid handle (or RTLD_DEFAULT) and a NUL-terminated name has no preconditions.
     let p = unsafe { dlsym(RTLD_DEFAULT, name.as_ptr()) };
-    (!p.is_null()).then_some(p)
+    if !p.is_null() {
+        return Some(p);
+    }
+    tf_library_handles().iter().find_map(|&h| {
+        // SAFETY: as above.
+        let p = unsafe { dlsym(h as *mut c_void, name.as_ptr()) };
+        (!p.is_null()).then_some(p)
+    })
 }
 
 /// Whether the running TensorFlow exports `name`.
