@@ -1,4 +1,8 @@
-"""The PluggableDevice announcement's example, run as a user would, reporting what happened as JSON."""
+"""The PluggableDevice announcement's example, run as a user would, reporting what happened as JSON.
+
+Each step records its device and whether the result is right, or the error it raised; a failing random
+op (on an NPD device every XLA-compilable op runs on APU) is recorded and the rest runs on CPU inputs.
+"""
 import json
 
 import numpy as np
@@ -6,26 +10,60 @@ import tensorflow as tf  # TensorFlow registers the plug-in devices here.
 
 report = {"physical": [(d.name, d.device_type) for d in tf.config.list_physical_devices()]}
 
-a = tf.random.normal(shape=[5], dtype=tf.float32)  # Runs on CPU.
-b = tf.nn.relu(a)  # Runs on APU.
-report["default"] = {"device": b.device, "ok": bool(np.array_equal(b.numpy(), np.maximum(a.numpy(), 0)))}
 
-with tf.device("/APU:0"):
-    c = tf.nn.relu(a)
-report["apu"] = {"device": c.device, "ok": bool(np.array_equal(c.numpy(), np.maximum(a.numpy(), 0)))}
+def step(name, fn):
+    try:
+        report[name] = fn()
+    except Exception as e:  # noqa: BLE001 - the report says what failed
+        report[name] = {"error": f"{type(e).__name__}: {e}"}
+
+
+def relu_ok(x, y):
+    return bool(np.array_equal(y.numpy(), np.maximum(x.numpy(), 0)))
+
+
+def random_normal():
+    global a
+    a = tf.random.normal(shape=[5], dtype=tf.float32)  # Runs on CPU (PD) or APU (NPD).
+    return {"device": a.device, "ok": a.shape == (5,)}
+
 
 with tf.device("/CPU:0"):
-    c = tf.nn.relu(a)
-report["cpu"] = {"device": c.device, "ok": bool(np.array_equal(c.numpy(), np.maximum(a.numpy(), 0)))}
+    a = tf.random.normal(shape=[5], dtype=tf.float32)
+step("random", random_normal)
+
+
+def default():
+    b = tf.nn.relu(a)  # Runs on APU.
+    return {"device": b.device, "ok": relu_ok(a, b)}
+
+
+def on(device):
+    def run():
+        with tf.device(device):  # Users can also use 'with tf.device' syntax.
+            c = tf.nn.relu(a)
+        return {"device": c.device, "ok": relu_ok(a, c)}
+
+    return run
+
+
+step("default", default)
+step("apu", on("/APU:0"))
+step("cpu", on("/CPU:0"))
 
 
 @tf.function
-def run():
-    d = tf.random.uniform(shape=[100], dtype=tf.float32, minval=-1.0)  # Runs on CPU.
+def run(d):
     e = tf.nn.relu(d)  # Runs on APU.
-    return d, e
+    return e
 
 
-d, e = run()
-report["function"] = {"device": e.device, "ok": bool(np.array_equal(e.numpy(), np.maximum(d.numpy(), 0)))}
+def function():
+    with tf.device("/CPU:0"):
+        d = tf.random.uniform(shape=[100], dtype=tf.float32, minval=-1.0)
+    e = run(d)
+    return {"device": e.device, "ok": relu_ok(d, e)}
+
+
+step("function", function)
 print("RESULT " + json.dumps(report), flush=True)
