@@ -20,6 +20,12 @@ rc=$?
 set -e
 if [ "$rc" -ne 0 ] && [ "$rc" -ne 5 ]; then exit "$rc"; fi
 
+if [ "${APU_SKIP_TF:-0}" = "1" ]; then
+    log "skipped the TensorFlow plug-in tests (APU_SKIP_TF=1)"
+else
+    run_tf_tests "$lib"
+fi
+
 if [ -n "${APU_JAX_CHECKOUT:-}" ] && [ -d "${APU_JAX_CHECKOUT}/tests" ]; then
     log "JAX's own test suite from $APU_JAX_CHECKOUT"
     "$py" "$APU_ROOT/scripts/jax_conformance.py" "$APU_JAX_CHECKOUT"
