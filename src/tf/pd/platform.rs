@@ -180,6 +180,9 @@ unsafe extern "C" fn create_stream_executor(
     se.deallocate = Some(deallocate);
     se.host_memory_allocate = Some(host_memory_allocate);
     se.host_memory_deallocate = Some(host_memory_deallocate);
+    // Not advertised (supports_unified_memory = 0), but host memory would serve, so never leave NULLs.
+    se.unified_memory_allocate = Some(host_memory_allocate);
+    se.unified_memory_deallocate = Some(host_memory_deallocate);
     se.get_allocator_stats = Some(get_allocator_stats);
     se.device_memory_usage = Some(device_memory_usage);
     se.create_stream = Some(s::create_stream);
