@@ -101,9 +101,11 @@ def test_add_with_xla(run_script):
     line = run.mode_line()
     assert line is not None, run.stderr[-3000:]
     if not npd_active(run):
-        # TensorFlow 2.19+ cannot host apu's NPD: one line says so and the process still works.
+        # TensorFlow 2.19+ cannot host apu's NPD: one line says so, jit-compiled functions fail with
+        # TensorFlow's own clear error, and the process goes on.
         assert "which implies NextPluggableDevice, but" in line, line
         assert run.returncode == 0, run.stderr[-3000:]
+        assert "No JIT device registered for APU" in run.result["add"].get("error", ""), run.result
         pytest.skip(f"NextPluggableDevice not available here: {line}")
     assert run.returncode == 0, run.stderr[-4000:]
     assert NPD_LOG in run.stderr

@@ -12,10 +12,21 @@ def add_with_xla(a, b):
     return a + b
 
 
-a = tf.constant([1.0, 2.0, 3.0])
-b = tf.constant([4.0, 5.0, 6.0])
-result = add_with_xla(a, b)
-report["add"] = {"device": result.device, "value": result.numpy().tolist()}
+def step(name, fn):
+    try:
+        report[name] = fn()
+    except Exception as e:  # noqa: BLE001 - the report says what failed
+        report[name] = {"error": f"{type(e).__name__}: {e}"}
+
+
+def add():
+    a = tf.constant([1.0, 2.0, 3.0])
+    b = tf.constant([4.0, 5.0, 6.0])
+    result = add_with_xla(a, b)
+    return {"device": result.device, "value": result.numpy().tolist()}
+
+
+step("add", add)
 
 
 @tf.function(jit_compile=True)
@@ -23,10 +34,14 @@ def dense(x, w, bias):
     return tf.nn.relu(tf.matmul(x, w) + bias)
 
 
-x = np.linspace(-2, 2, 12, dtype=np.float32).reshape(3, 4)
-w = np.linspace(1, -1, 8, dtype=np.float32).reshape(4, 2)
-bias = np.array([0.5, -0.25], np.float32)
-got = dense(x, w, bias)
-want = np.maximum(x @ w + bias, 0)
-report["dense"] = {"device": got.device, "ok": bool(np.allclose(got.numpy(), want, rtol=1e-5, atol=1e-6))}
+def run_dense():
+    x = np.linspace(-2, 2, 12, dtype=np.float32).reshape(3, 4)
+    w = np.linspace(1, -1, 8, dtype=np.float32).reshape(4, 2)
+    bias = np.array([0.5, -0.25], np.float32)
+    got = dense(x, w, bias)
+    want = np.maximum(x @ w + bias, 0)
+    return {"device": got.device, "ok": bool(np.allclose(got.numpy(), want, rtol=1e-5, atol=1e-6))}
+
+
+step("dense", run_dense)
 print("RESULT " + json.dumps(report), flush=True)
