@@ -60,6 +60,9 @@ CASES = [
     ("Mean", lambda x: raw.Mean(input=x, axis=tf.constant([0, 2])), [f32(3, 4, 5)], 1e-5),
     ("Max", lambda x: raw.Max(input=x, axis=tf.constant(1)), [f32(3, 4)], 0),
     ("Min", lambda x: raw.Min(input=x, axis=tf.constant([0]), keep_dims=True), [f32(3, 4)], 0),
+    ("Mean int64 axes", lambda x: raw.Mean(input=x, axis=tf.constant([-2], tf.int64), keep_dims=True), [f32(2, 3, 4)], 1e-5),
+    ("Max int64 axes", lambda x: raw.Max(input=x, axis=tf.constant([0, 1], tf.int64)), [f32(3, 4)], 0),
+    ("Min int64 axes", lambda x: raw.Min(input=x, axis=tf.constant(1, tf.int64)), [f32(3, 4)], 0),
     ("Cast f32->i32", lambda x: raw.Cast(x=x, DstT=tf.int32), [f32(10, low=-50, high=50)], 0),
     ("Cast i32->f32", lambda x: raw.Cast(x=x, DstT=tf.float32), [tf.constant(np.arange(-5, 5, dtype=np.int32))], 0),
     ("Conv2D SAME", lambda x, w: raw.Conv2D(input=x, filter=w, strides=[1, 1, 1, 1], padding="SAME"), [f32(2, 5, 5, 3), f32(3, 3, 3, 4)], 1e-5),
@@ -137,3 +140,19 @@ def test_unregistered_dtype_falls_back_to_cpu():
     assert y.device.endswith("device:CPU:0")
     np.testing.assert_array_equal(y.numpy(), [0, 0, 3])
 
+
+
+def test_every_registered_apu_kernel_is_compared_above():
+    """The kernel list TensorFlow holds for device APU is exactly what CASES covers (with each type pair)."""
+    from tensorflow.python.framework import kernels
+
+    registered = {}
+    for k in kernels.get_all_registered_kernels().kernel:
+        if k.device_type == "APU":
+            types = tuple(sorted((c.name, tuple(c.allowed_values.list.type)) for c in k.constraint))
+            registered.setdefault(k.op, set()).add(types)
+    tested_ops = {name.split(" ")[0].split("/")[0] for name, *_ in CASES}
+    assert set(registered) == tested_ops, (set(registered) ^ tested_ops)
+    # Reductions are registered for int32 and int64 axes; Cast for f32->i32 and i32->f32.
+    assert len(registered["Sum"]) == 2 and len(registered["Cast"]) == 2
+    assert sum(len(v) for v in registered.values()) == 38
