@@ -155,8 +155,10 @@ impl Drop for OwnedStatus {
 }
 
 /// Sets `status` (owned by TensorFlow) to `code` with `message`. Interior NULs are replaced.
-pub fn set_status(api: &TfApi, status: *mut c::TF_Status, code: c::TF_Code, message: &str) {
+///
+/// # Safety
+/// `status` is a live `TF_Status` handed to us by TensorFlow.
+pub unsafe fn set_status(api: &TfApi, status: *mut c::TF_Status, code: c::TF_Code, message: &str) {
     let msg = std::ffi::CString::new(message.replace('\0', " ")).unwrap_or_default();
-    // SAFETY: `status` is a live TF_Status handed to us by TensorFlow.
-    unsafe { (api.set_status.unwrap())(status, code, msg.as_ptr()) }
+    (api.set_status.unwrap())(status, code, msg.as_ptr())
 }

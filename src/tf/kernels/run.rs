@@ -40,7 +40,7 @@ mod tests {
     #[test]
     fn relu_and_relu6() {
         let x = t(&[5], &[-2.0, -0.0, 0.5, 6.5, 3.0]);
-        assert_eq!(f(&run_single_op(&TfOp::Relu, &[x.clone()]).unwrap()[0]), vec![0.0, 0.0, 0.5, 6.5, 3.0]);
+        assert_eq!(f(&run_single_op(&TfOp::Relu, std::slice::from_ref(&x)).unwrap()[0]), vec![0.0, 0.0, 0.5, 6.5, 3.0]);
         assert_eq!(f(&run_single_op(&TfOp::Relu6, &[x]).unwrap()[0]), vec![0.0, 0.0, 0.5, 6.0, 3.0]);
     }
 

@@ -2,6 +2,11 @@
 //!
 //! Every operation runs to completion inside the call that enqueues it, so a stream's operations are in
 //! order by construction, a stream never waits on another, and an event is complete once recorded.
+//!
+//! # Safety
+//! Every `extern "C"` function here is a StreamExecutor callback: TensorFlow calls it with the device,
+//! stream, event and memory handles this plug-in created, and with valid (or null) out-pointers.
+#![allow(clippy::missing_safety_doc)]
 
 use crate::tf::symbols::{self, OwnedStatus};
 use apu_pjrt_api::tf as c;
@@ -31,19 +36,19 @@ unsafe fn ordinal(device: *const c::SP_Device) -> i32 {
     }
 }
 
-pub unsafe extern "C" fn create_stream(device: *const c::SP_Device, stream: *mut c::SP_Stream, _s: *mut c::TF_Status) {
+pub(crate) unsafe extern "C" fn create_stream(device: *const c::SP_Device, stream: *mut c::SP_Stream, _s: *mut c::TF_Status) {
     let st = Box::new(Stream { ordinal: ordinal(device) });
     *stream = Box::into_raw(st) as c::SP_Stream;
 }
 
-pub unsafe extern "C" fn destroy_stream(_device: *const c::SP_Device, stream: c::SP_Stream) {
+pub(crate) unsafe extern "C" fn destroy_stream(_device: *const c::SP_Device, stream: c::SP_Stream) {
     if !stream.is_null() {
         drop(Box::from_raw(stream as *mut Stream));
     }
 }
 
 /// Work is complete when enqueued, so `dependent` never has anything to wait for.
-pub unsafe extern "C" fn create_stream_dependency(
+pub(crate) unsafe extern "C" fn create_stream_dependency(
     _device: *const c::SP_Device,
     _dependent: c::SP_Stream,
     _other: c::SP_Stream,
@@ -52,24 +57,24 @@ pub unsafe extern "C" fn create_stream_dependency(
 }
 
 /// Streams never enter an error state: failures are reported by the failing call itself.
-pub unsafe extern "C" fn get_stream_status(_device: *const c::SP_Device, _stream: c::SP_Stream, _s: *mut c::TF_Status) {}
+pub(crate) unsafe extern "C" fn get_stream_status(_device: *const c::SP_Device, _stream: c::SP_Stream, _s: *mut c::TF_Status) {}
 
-pub unsafe extern "C" fn create_event(_device: *const c::SP_Device, event: *mut c::SP_Event, _s: *mut c::TF_Status) {
+pub(crate) unsafe extern "C" fn create_event(_device: *const c::SP_Device, event: *mut c::SP_Event, _s: *mut c::TF_Status) {
     *event = Box::into_raw(Box::new(Event { recorded: false })) as c::SP_Event;
 }
 
-pub unsafe extern "C" fn destroy_event(_device: *const c::SP_Device, event: c::SP_Event) {
+pub(crate) unsafe extern "C" fn destroy_event(_device: *const c::SP_Device, event: c::SP_Event) {
     if !event.is_null() {
         drop(Box::from_raw(event as *mut Event));
     }
 }
 
 /// Complete whether recorded or not: like an unrecorded CUDA event, there is nothing to wait for.
-pub unsafe extern "C" fn get_event_status(_device: *const c::SP_Device, _event: c::SP_Event) -> c::SE_EventStatus {
+pub(crate) unsafe extern "C" fn get_event_status(_device: *const c::SP_Device, _event: c::SP_Event) -> c::SE_EventStatus {
     c::SE_EventStatus_SE_EVENT_COMPLETE
 }
 
-pub unsafe extern "C" fn record_event(
+pub(crate) unsafe extern "C" fn record_event(
     _device: *const c::SP_Device,
     _stream: c::SP_Stream,
     event: c::SP_Event,
@@ -80,7 +85,7 @@ pub unsafe extern "C" fn record_event(
     }
 }
 
-pub unsafe extern "C" fn wait_for_event(
+pub(crate) unsafe extern "C" fn wait_for_event(
     _device: *const c::SP_Device,
     _stream: c::SP_Stream,
     _event: c::SP_Event,
@@ -88,17 +93,17 @@ pub unsafe extern "C" fn wait_for_event(
 ) {
 }
 
-pub unsafe extern "C" fn create_timer(_device: *const c::SP_Device, timer: *mut c::SP_Timer, _s: *mut c::TF_Status) {
+pub(crate) unsafe extern "C" fn create_timer(_device: *const c::SP_Device, timer: *mut c::SP_Timer, _s: *mut c::TF_Status) {
     *timer = Box::into_raw(Box::new(Timer { start: None, elapsed_ns: 0 })) as c::SP_Timer;
 }
 
-pub unsafe extern "C" fn destroy_timer(_device: *const c::SP_Device, timer: c::SP_Timer) {
+pub(crate) unsafe extern "C" fn destroy_timer(_device: *const c::SP_Device, timer: c::SP_Timer) {
     if !timer.is_null() {
         drop(Box::from_raw(timer as *mut Timer));
     }
 }
 
-pub unsafe extern "C" fn start_timer(
+pub(crate) unsafe extern "C" fn start_timer(
     _device: *const c::SP_Device,
     _stream: c::SP_Stream,
     timer: c::SP_Timer,
@@ -109,7 +114,7 @@ pub unsafe extern "C" fn start_timer(
     }
 }
 
-pub unsafe extern "C" fn stop_timer(
+pub(crate) unsafe extern "C" fn stop_timer(
     _device: *const c::SP_Device,
     _stream: c::SP_Stream,
     timer: c::SP_Timer,
@@ -122,7 +127,7 @@ pub unsafe extern "C" fn stop_timer(
     }
 }
 
-pub unsafe extern "C" fn timer_nanoseconds(timer: c::SP_Timer) -> u64 {
+pub(crate) unsafe extern "C" fn timer_nanoseconds(timer: c::SP_Timer) -> u64 {
     (timer as *const Timer).as_ref().map_or(0, |t| t.elapsed_ns)
 }
 
@@ -144,7 +149,7 @@ unsafe fn opaque(mem: *const c::SP_DeviceMemoryBase) -> *mut u8 {
     mem.as_ref().map_or(std::ptr::null_mut(), |m| m.opaque as *mut u8)
 }
 
-pub unsafe extern "C" fn memcpy_dtoh(
+pub(crate) unsafe extern "C" fn memcpy_dtoh(
     _d: *const c::SP_Device,
     _s: c::SP_Stream,
     host_dst: *mut std::ffi::c_void,
@@ -155,7 +160,7 @@ pub unsafe extern "C" fn memcpy_dtoh(
     copy(host_dst as *mut u8, opaque(device_src), size, status, "memcpy_dtoh");
 }
 
-pub unsafe extern "C" fn memcpy_htod(
+pub(crate) unsafe extern "C" fn memcpy_htod(
     _d: *const c::SP_Device,
     _s: c::SP_Stream,
     device_dst: *mut c::SP_DeviceMemoryBase,
@@ -166,7 +171,7 @@ pub unsafe extern "C" fn memcpy_htod(
     copy(opaque(device_dst), host_src as *const u8, size, status, "memcpy_htod");
 }
 
-pub unsafe extern "C" fn memcpy_dtod(
+pub(crate) unsafe extern "C" fn memcpy_dtod(
     _d: *const c::SP_Device,
     _s: c::SP_Stream,
     device_dst: *mut c::SP_DeviceMemoryBase,
@@ -177,7 +182,7 @@ pub unsafe extern "C" fn memcpy_dtod(
     copy(opaque(device_dst), opaque(device_src), size, status, "memcpy_dtod");
 }
 
-pub unsafe extern "C" fn sync_memcpy_dtoh(
+pub(crate) unsafe extern "C" fn sync_memcpy_dtoh(
     _d: *const c::SP_Device,
     host_dst: *mut std::ffi::c_void,
     device_src: *const c::SP_DeviceMemoryBase,
@@ -187,7 +192,7 @@ pub unsafe extern "C" fn sync_memcpy_dtoh(
     copy(host_dst as *mut u8, opaque(device_src), size, status, "sync_memcpy_dtoh");
 }
 
-pub unsafe extern "C" fn sync_memcpy_htod(
+pub(crate) unsafe extern "C" fn sync_memcpy_htod(
     _d: *const c::SP_Device,
     device_dst: *mut c::SP_DeviceMemoryBase,
     host_src: *const std::ffi::c_void,
@@ -197,7 +202,7 @@ pub unsafe extern "C" fn sync_memcpy_htod(
     copy(opaque(device_dst), host_src as *const u8, size, status, "sync_memcpy_htod");
 }
 
-pub unsafe extern "C" fn sync_memcpy_dtod(
+pub(crate) unsafe extern "C" fn sync_memcpy_dtod(
     _d: *const c::SP_Device,
     device_dst: *mut c::SP_DeviceMemoryBase,
     device_src: *const c::SP_DeviceMemoryBase,
@@ -207,11 +212,11 @@ pub unsafe extern "C" fn sync_memcpy_dtod(
     copy(opaque(device_dst), opaque(device_src), size, status, "sync_memcpy_dtod");
 }
 
-pub unsafe extern "C" fn block_host_for_event(_d: *const c::SP_Device, _e: c::SP_Event, _s: *mut c::TF_Status) {}
+pub(crate) unsafe extern "C" fn block_host_for_event(_d: *const c::SP_Device, _e: c::SP_Event, _s: *mut c::TF_Status) {}
 
-pub unsafe extern "C" fn block_host_until_done(_d: *const c::SP_Device, _st: c::SP_Stream, _s: *mut c::TF_Status) {}
+pub(crate) unsafe extern "C" fn block_host_until_done(_d: *const c::SP_Device, _st: c::SP_Stream, _s: *mut c::TF_Status) {}
 
-pub unsafe extern "C" fn synchronize_all_activity(_d: *const c::SP_Device, _s: *mut c::TF_Status) {}
+pub(crate) unsafe extern "C" fn synchronize_all_activity(_d: *const c::SP_Device, _s: *mut c::TF_Status) {}
 
 /// Applies `f` to the first `size` bytes of `location`.
 unsafe fn fill(location: *mut c::SP_DeviceMemoryBase, size: u64, status: *mut c::TF_Status, f: impl FnOnce(&mut [u8])) {
@@ -228,7 +233,7 @@ unsafe fn fill(location: *mut c::SP_DeviceMemoryBase, size: u64, status: *mut c:
     f(std::slice::from_raw_parts_mut(p, size as usize));
 }
 
-pub unsafe extern "C" fn mem_zero(
+pub(crate) unsafe extern "C" fn mem_zero(
     _device: *const c::SP_Device,
     _s: c::SP_Stream,
     location: *mut c::SP_DeviceMemoryBase,
@@ -238,7 +243,7 @@ pub unsafe extern "C" fn mem_zero(
     fill(location, size, status, |b| b.fill(0));
 }
 
-pub unsafe extern "C" fn memset(
+pub(crate) unsafe extern "C" fn memset(
     _device: *const c::SP_Device,
     _s: c::SP_Stream,
     location: *mut c::SP_DeviceMemoryBase,
@@ -250,7 +255,7 @@ pub unsafe extern "C" fn memset(
 }
 
 /// `size` is in bytes; the 32-bit pattern repeats, little-endian, over whole words.
-pub unsafe extern "C" fn memset32(
+pub(crate) unsafe extern "C" fn memset32(
     _device: *const c::SP_Device,
     _s: c::SP_Stream,
     location: *mut c::SP_DeviceMemoryBase,
@@ -267,7 +272,7 @@ pub unsafe extern "C" fn memset32(
 
 /// Everything enqueued before the callback has completed, so it runs now, with an OK status it may
 /// overwrite; the status is ours and deleted afterwards.
-pub unsafe extern "C" fn host_callback(
+pub(crate) unsafe extern "C" fn host_callback(
     _d: *const c::SP_Device,
     _s: c::SP_Stream,
     callback: c::SE_StatusCallbackFn,
