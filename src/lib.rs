@@ -1,7 +1,9 @@
-//! The apu plugin: PJRT C API handlers over the compiler and runtime crates. The library exports one
-//! symbol, `GetPjrtApi`; everything else is reached through the table it returns.
+//! The apu plugin: PJRT C API handlers over the compiler and runtime crates. The library exports
+//! `GetPjrtApi` (everything else of PJRT is reached through the table it returns) and, for TensorFlow,
+//! `SE_InitPlugin`, `TF_InitKernel` and `TFNPD_InitPlugin` (see [`tf`]).
 
 pub mod pjrt;
+pub mod tf;
 pub mod version;
 
 /// The entry point PJRT frameworks look up with `dlsym`. Returns a static table; the caller does

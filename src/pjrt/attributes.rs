@@ -147,7 +147,8 @@ static PLUGIN_ATTRIBUTES: Lazy<NamedValues> = Lazy::new(|| {
 
 args_min_size! {
     PJRT_Plugin_Initialize_Args => extension_start,
-    PJRT_Plugin_Attributes_Args => num_attributes,
+    // TensorFlow 2.18 (PJRT 0.54) declares the size as ending at `attributes`; see plugin_attributes.
+    PJRT_Plugin_Attributes_Args => attributes,
 }
 
 pub(crate) unsafe extern "C" fn plugin_initialize(
@@ -159,14 +160,19 @@ pub(crate) unsafe extern "C" fn plugin_initialize(
     })
 }
 
-pub(crate) unsafe extern "C" fn plugin_attributes(
-    args: *mut PJRT_Plugin_Attributes_Args,
-) -> *mut PJRT_Error {
-    entry("PJRT_Plugin_Attributes", args, |a| {
+pub(crate) unsafe extern "C" fn plugin_attributes(args: *mut PJRT_Plugin_Attributes_Args) -> *mut PJRT_Error {
+    let err = entry("PJRT_Plugin_Attributes", args, |a| {
         a.attributes = PLUGIN_ATTRIBUTES.as_ptr();
         a.num_attributes = PLUGIN_ATTRIBUTES.len();
         Ok(())
-    })
+    });
+    // Headers up to PJRT 0.54 (TensorFlow 2.17/2.18) declared this struct's size as ending at
+    // `attributes` (24 bytes) although the struct has `num_attributes` right after it, which those
+    // callers read: the guard writes back only the declared bytes, so fill the count in as well.
+    if err.is_null() && !args.is_null() && (*args).struct_size == 24 {
+        std::ptr::addr_of_mut!((*args).num_attributes).write_unaligned(PLUGIN_ATTRIBUTES.len());
+    }
+    err
 }
 
 #[cfg(test)]
