@@ -10,6 +10,7 @@
 //!   (`math.rs`).
 //! - `top_k`: a stable descending sort of (values, iota) along the last dimension, then a slice
 //!   (`top_k.rs`).
+//! - `next_after`: a step of the bit pattern (`next_after.rs`).
 //!
 //! f16 and bf16 are computed in f32 and converted back; complex and integer operands, and every
 //! other CHLO function, are named UNIMPLEMENTED errors.
@@ -19,9 +20,11 @@ mod erf;
 mod erfc;
 mod gamma;
 mod math;
+mod next_after;
 mod top_k;
 
 pub use builder::Builder;
+pub use next_after::next_after;
 pub use top_k::top_k;
 
 use crate::ir::*;

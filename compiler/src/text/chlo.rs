@@ -21,6 +21,12 @@ pub fn expand(b: &mut Builder, syn: &OpSyntax) -> Result<Vec<ValueId>> {
         let (v, i) = chlo::top_k(b, *x, k, true, values_ty, indices_ty)?;
         return Ok(vec![v, i]);
     }
+    if op == "next_after" {
+        let ([x, y], [result_ty]) = (&syn.operands[..], &syn.result_types[..]) else {
+            return Err(Error::invalid("next_after takes two operands and gives one result"));
+        };
+        return Ok(vec![chlo::next_after(b, *x, *y, result_ty)?]);
+    }
     if !chlo::is_elementwise(op) {
         return Err(Error::unimplemented(format!(
             "CHLO op chlo.{op} is not supported by apu's text reader"
