@@ -568,6 +568,30 @@ mod synthetic {
         proto::HloModuleProto { name: "synthetic".into(), entry_computation_id: entry, computations, ..Default::default() }
     }
 
+    /// `topk` with `largest` false sorts ascending; a k beyond the last dimension is an error.
+    #[test]
+    fn topk_smallest_and_bad_k() {
+        use PrimitiveType::{F32, S32};
+        let topk = |k: i64, largest: bool| {
+            let mut t = inst(2, "topk", tuple(vec![array(F32, &[3, 2]), array(S32, &[3, 2])]), &[1]);
+            t.k = k;
+            t.largest = largest;
+            module(1, vec![comp(1, "entry", vec![inst(1, "parameter", array(F32, &[3, 5]), &[]), t])])
+        };
+        let m = module_from_proto(&topk(2, false)).unwrap();
+        let f = m.entry_function();
+        let kinds: Vec<&str> = f.body.ops.iter().map(|o| o.kind.name()).collect();
+        assert_eq!(kinds, ["iota", "sort", "slice", "slice"]);
+        let sort = &f.body.ops[1];
+        let cmp = &sort.regions[0].ops[0].kind;
+        assert!(matches!(cmp, OpKind::Compare { direction: crate::ir::ComparisonDirection::Lt, .. }), "{cmp:?}");
+        assert_eq!(f.result_types.len(), 2);
+        crate::valid::validate(m).unwrap();
+
+        let e = module_from_proto(&topk(6, true)).unwrap_err();
+        assert!(e.to_string().contains("k = 6"), "{e}");
+    }
+
     #[test]
     fn movement_ops_fusion_and_tuple_constants() {
         use PrimitiveType::{F32, S32, U32, U64};
