@@ -67,3 +67,29 @@ fn sinh_and_cosh_stay_finite_past_exp_overflow() {
         }
     }
 }
+
+fn binary_f64(op: &str, a: &[f64], b: &[f64]) -> Vec<f64> {
+    let t = format!("tensor<{}xf64>", a.len());
+    let text = format!("func.func @main(%arg0: {t}, %arg1: {t}) -> {t} {{\n  %0 = chlo.{op} %arg0, %arg1 : {t}, {t} -> {t}\n  return %0 : {t}\n}}\n");
+    let n = [a.len() as i64];
+    let out = &run_text(&text, &[f64s(&n, a), f64s(&n, b)])[0];
+    out.bytes().chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect()
+}
+
+fn assert_close(what: &str, got: &[f64], want: &[f64]) {
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        let ok = (g.is_nan() && w.is_nan()) || g == w || ((g - w) / w).abs() < 1e-13;
+        assert!(ok, "{what}[{i}] = {g}, expected {w}");
+    }
+}
+
+#[test]
+fn zeta_and_polygamma_match_known_values() {
+    use std::f64::consts::PI;
+    const ZETA3: f64 = 1.202_056_903_159_594_3; // Apéry's constant
+    const EULER_GAMMA: f64 = 0.577_215_664_901_532_9;
+    let zeta = binary_f64("zeta", &[2.0, 3.0, 2.0, 1.0, 0.5, 2.0], &[1.0, 1.0, 0.5, 3.0, 1.0, -2.0]);
+    assert_close("zeta", &zeta, &[PI * PI / 6.0, ZETA3, PI * PI / 2.0, f64::INFINITY, f64::NAN, f64::INFINITY]);
+    let pg = binary_f64("polygamma", &[1.0, 1.0, 2.0, 0.0, 1.5, -1.0], &[1.0, 0.5, 1.0, 1.0, 1.0, 1.0]);
+    assert_close("polygamma", &pg, &[PI * PI / 6.0, PI * PI / 2.0, -2.0 * ZETA3, -EULER_GAMMA, f64::NAN, f64::NAN]);
+}

@@ -11,9 +11,11 @@
 //! - `top_k`: a stable descending sort of (values, iota) along the last dimension, then a slice
 //!   (`top_k.rs`).
 //! - `next_after`: a step of the bit pattern (`next_after.rs`).
+//! - `zeta` (Hurwitz) by Euler–Maclaurin summation, and `polygamma` from it (`zeta.rs`).
 //!
-//! f16 and bf16 are computed in f32 and converted back; complex and integer operands, and every
-//! other CHLO function, are named UNIMPLEMENTED errors.
+//! f16 and bf16 are computed in f32 and converted back (next_after works on the type's own bits);
+//! complex and integer operands, and every other CHLO function (`bessel_i1e`, `ragged_dot`, ...),
+//! are named UNIMPLEMENTED errors.
 
 mod builder;
 mod erf;
@@ -22,6 +24,7 @@ mod gamma;
 mod math;
 mod next_after;
 mod top_k;
+mod zeta;
 
 pub use builder::Builder;
 pub use next_after::next_after;
@@ -103,5 +106,44 @@ pub fn expand_elementwise(
                 "f64, f32, f16 and bf16"
             }
         ))),
+    }
+}
+
+/// A two-operand float function expanded in one float type (`ty` is the computation type).
+type BinaryExpansion = fn(&mut Builder, ValueId, ValueId, &TensorType) -> Result<ValueId>;
+
+/// Whether apu expands the two-operand function `name` with [`expand_binary`].
+pub fn is_binary(name: &str) -> bool {
+    matches!(name, "zeta" | "polygamma")
+}
+
+/// Expands the two-operand function `name` (`zeta(s, q)`, `polygamma(n, x)`); both operands and the
+/// result have one float type.
+pub fn expand_binary(b: &mut Builder, name: &str, x: ValueId, y: ValueId, result_ty: &Type) -> Result<ValueId> {
+    let f: BinaryExpansion = match name {
+        "zeta" => zeta::zeta,
+        "polygamma" => zeta::polygamma,
+        _ => return Err(Error::unimplemented(format!("CHLO function {name} is not supported by apu"))),
+    };
+    let ty = b.ty(x);
+    if b.ty(y) != ty || &ty != result_ty {
+        return Err(Error::invalid(format!(
+            "{name} takes two operands of one type and gives that type, got {ty}, {} -> {result_ty}",
+            b.ty(y)
+        )));
+    }
+    let Some(tt) = ty.as_tensor().cloned() else {
+        return Err(Error::invalid(format!("{name} expects tensors, got {ty}")));
+    };
+    match tt.elem {
+        ElementType::F32 | ElementType::F64 => f(b, x, y, &tt),
+        ElementType::F16 | ElementType::BF16 => {
+            let wide = TensorType::new(tt.shape.clone(), ElementType::F32);
+            let xw = b.op(OpKind::Convert, vec![x], Type::Tensor(wide.clone()));
+            let yw = b.op(OpKind::Convert, vec![y], Type::Tensor(wide.clone()));
+            let r = f(b, xw, yw, &wide)?;
+            Ok(b.op(OpKind::Convert, vec![r], ty))
+        }
+        e => Err(Error::unimplemented(format!("{name} on {e} is not supported (apu expands it for f64, f32, f16 and bf16)"))),
     }
 }

@@ -27,6 +27,12 @@ pub fn expand(b: &mut Builder, syn: &OpSyntax) -> Result<Vec<ValueId>> {
         };
         return Ok(vec![chlo::next_after(b, *x, *y, result_ty)?]);
     }
+    if chlo::is_binary(op) {
+        let ([x, y], [result_ty]) = (&syn.operands[..], &syn.result_types[..]) else {
+            return Err(Error::invalid(format!("{op} takes two operands and gives one result")));
+        };
+        return Ok(vec![chlo::expand_binary(b, op, *x, *y, result_ty)?]);
+    }
     if !chlo::is_elementwise(op) {
         return Err(Error::unimplemented(format!(
             "CHLO op chlo.{op} is not supported by apu's text reader"
