@@ -7,11 +7,18 @@ root="$(dirname "$here")"
 sources=("$root/tests/fixtures/programs" "$root/compiler/tests/fixtures")
 [ -d "$root/../shared/samples/jax" ] && sources+=("$root/../shared/samples/jax")
 mkdir -p "$here/corpus/vhlo_bytecode" "$here/corpus/stablehlo_text" "$here/corpus/hlo_proto"
+copy() { # copy FILE into corpus dir DEST, named after its folder too (fixtures repeat names)
+  cp "$1" "$2/$(basename "$(dirname "$1")")_$(basename "$1")"
+}
 for dir in "${sources[@]}"; do
   [ -d "$dir" ] || continue
-  find "$dir" -maxdepth 1 -name '*.mlirbc' -exec cp -t "$here/corpus/vhlo_bytecode" {} +
-  find "$dir" -maxdepth 1 -name '*.mlir' -exec cp -t "$here/corpus/stablehlo_text" {} +
-  find "$dir" -maxdepth 1 -name '*.hlo.pb' -exec cp -t "$here/corpus/hlo_proto" {} +
+  while IFS= read -r -d '' f; do
+    case "$f" in
+      *.mlirbc) copy "$f" "$here/corpus/vhlo_bytecode" ;;
+      *.mlir) copy "$f" "$here/corpus/stablehlo_text" ;;
+      *.hlo.pb) copy "$f" "$here/corpus/hlo_proto" ;;
+    esac
+  done < <(find "$dir" -maxdepth 2 -type f -print0)
 done
 for t in vhlo_bytecode stablehlo_text hlo_proto; do
   echo "$t: $(ls "$here/corpus/$t" | wc -l) seeds"
