@@ -21,4 +21,13 @@ class bdist_wheel(_bdist_wheel):
         return "py3", "none", plat
 
 
-setup(distclass=BinaryDistribution, cmdclass={"bdist_wheel": bdist_wheel})
+setup(
+    distclass=BinaryDistribution,
+    cmdclass={"bdist_wheel": bdist_wheel},
+    # `tensorflow-plugins/libapu.so` lands in site-packages/tensorflow-plugins/, where `import tensorflow`
+    # loads every plug-in library (PluggableDevice / NextPluggableDevice). The build copies the library there
+    # (scripts/lib.sh: build_wheel); JAX uses the copy inside apu_plugin.
+    packages=["apu_plugin", "tensorflow-plugins"],
+    package_dir={"apu_plugin": "apu_plugin", "tensorflow-plugins": "tensorflow-plugins"},
+    package_data={"apu_plugin": ["libapu.so", "BUILD_INFO"], "tensorflow-plugins": ["libapu.so"]},
+)

@@ -41,13 +41,48 @@ build_wheel() {
     rm -rf "$out" "$APU_ROOT/python/build" "$APU_ROOT/python/"*.egg-info
     mkdir -p "$out"
     cp "$APU_ROOT/target/release/libapu.so" "$APU_ROOT/python/apu_plugin/libapu.so"
+    mkdir -p "$APU_ROOT/python/tensorflow-plugins"
+    cp "$APU_ROOT/target/release/libapu.so" "$APU_ROOT/python/tensorflow-plugins/libapu.so"
     log "building the apu-plugin wheel"
     "$py" -m pip wheel -q --no-deps --no-build-isolation -w "$out" "$APU_ROOT/python" >&2
-    rm -rf "$APU_ROOT/python/build" "$APU_ROOT/python/"*.egg-info "$APU_ROOT/python/apu_plugin/libapu.so"
+    rm -rf "$APU_ROOT/python/build" "$APU_ROOT/python/"*.egg-info "$APU_ROOT/python/apu_plugin/libapu.so" \
+        "$APU_ROOT/python/tensorflow-plugins"
     ls "$out"/apu_plugin-*.whl
 }
 
 # install_wheel PYTHON WHEEL
 install_wheel() {
     "$1" -m pip install -q --force-reinstall --no-deps "$2" >&2
+}
+
+# TensorFlow versions the plug-in is tested against: the newest (PluggableDevice only: 2.19+ cannot host apu's
+# NextPluggableDevice) and the newest that exports the NPD C API (both modes).
+TF_VERSIONS="${APU_TF_VERSIONS:-2.21.0 2.18.1}"
+
+# tf_venv VERSION -> prints the python of a pinned TensorFlow (CPU wheel) venv, e.g. `tf_venv 2.21.0`.
+# Used by the TensorFlow plug-in tests (tests/tf); the plug-in is put into its site-packages/tensorflow-plugins.
+tf_venv() { ensure_venv "tensorflow-cpu-$1" "tensorflow-cpu==$1 pytest==9.2.0"; }
+
+# install_tf_plugin PYTHON LIBRARY: make TensorFlow in that venv load LIBRARY at import time, as the wheel does
+# (site-packages/tensorflow-plugins/libapu.so). A symlink, so a rebuilt library is picked up without copying.
+install_tf_plugin() {
+    local site
+    site="$("$1" -c 'import sysconfig; print(sysconfig.get_paths()["platlib"])')"
+    mkdir -p "$site/tensorflow-plugins"
+    ln -sf "$2" "$site/tensorflow-plugins/libapu.so"
+}
+
+# run_tf_tests LIBRARY: the TensorFlow plug-in tests (tests/tf) in every pinned TensorFlow venv.
+run_tf_tests() {
+    local lib="$1" version py rc
+    for version in $TF_VERSIONS; do
+        py="$(tf_venv "$version")"
+        install_tf_plugin "$py" "$lib"
+        log "TensorFlow plug-in tests (pytest, tensorflow-cpu $version)"
+        set +e
+        (cd "$APU_ROOT" && "$py" -m pytest -q -p no:cacheprovider tests/tf)
+        rc=$?
+        set -e
+        if [ "$rc" -ne 0 ]; then return "$rc"; fi
+    done
 }

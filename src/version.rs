@@ -23,8 +23,3 @@ const fn tag() -> [u8; TAG_LEN] {
     }
     out
 }
-
-/// The version and source revision, for `PJRT_Client_PlatformVersion` and logs.
-pub const fn version_string() -> &'static str {
-    concat!(env!("CARGO_PKG_VERSION"), " (", env!("APU_GIT_REVISION"), ")")
-}

@@ -93,3 +93,9 @@ mod tests {
         assert_eq!(PJRT_Client_Create_Args_STRUCT_SIZE as usize, 88);
     }
 }
+
+/// TensorFlow's plug-in C ABIs (StreamExecutor, kernel functions as dlsym pointer types, TFNPD), from
+/// apu's own header `include/apu_tf_c_api.h`.
+pub mod tf {
+    include!("tf_bindings.rs");
+}

@@ -1,9 +1,18 @@
 //! apu's runtime: tensors in host memory, the reference interpreter (the semantic oracle), and (later)
 //! the plan executor on a rayon pool. Never sees FFI.
 
+pub mod buffer;
+pub mod device;
+pub mod event;
 pub mod interp;
+pub mod layout;
+pub mod memory_stats;
 pub mod npz;
 pub mod tensor;
 
 pub use apu_compiler::{Error, Result};
+pub use buffer::{BufferPromise, DeviceBuffer};
+pub use device::DeviceQueue;
+pub use event::{Event, Outcome};
+pub use memory_stats::{MemoryStats, MemoryStatsSnapshot};
 pub use tensor::{AlignedBytes, Tensor};

@@ -1,6 +1,7 @@
 """Every program of tests/fixtures/programs.py, jitted on the device under test, agrees with CPU."""
 
 import functools
+import pathlib
 
 import numpy as np
 import pytest
@@ -10,7 +11,8 @@ import jax
 import npz_io
 from programs import PROGRAMS, run_on
 from tolerance import assert_close
-from conftest import FIXTURES
+
+FIXTURES = pathlib.Path(__file__).resolve().parents[1] / "fixtures"
 
 NAMES = list(PROGRAMS)
 

@@ -1,0 +1,344 @@
+#!/usr/bin/env python3
+"""Runs JAX's own test suite from a jax-ml/jax checkout on apu and on CPU, and compares with known failures.
+
+    scripts/jax_conformance.py CHECKOUT [--files lax_test.py ...] [--max-minutes 60] [-k EXPR]
+                               [--platforms apu,cpu] [--cases 10] [--wheel WHEEL] [--no-docs]
+
+CHECKOUT is a jax-ml/jax source tree at tag jax-v0.10.2, e.g. from
+`git clone --depth 1 --branch jax-v0.10.2 https://github.com/jax-ml/jax ~/.cache/apu/jax-src` (only its `tests/`, `conftest.py` and `pyproject.toml`
+are used; nothing is copied into apu). The tests run with pytest in a separate pinned venv
+(`$APU_CACHE/venvs/jax-suite`, created on first use) so that their extra dependencies (absl-py, hypothesis, ...)
+stay out of apu's own environment. For the apu run the apu-plugin wheel is installed into that venv
+(`--wheel`, default: the newest `target/wheels/apu_plugin-*.whl`).
+
+How JAX's harness picks the device (jax/_src/test_util.py at jax-v0.10.2): tests run on JAX's default backend,
+so `JAX_PLATFORMS=<platform>` selects it; `jtu.device_under_test()` returns the `--jax_test_dut` absl flag if
+given (argv only, there is no environment variable for it, and pytest rejects unknown options) and otherwise the
+default backend's platform name, i.e. `apu`. An unknown platform name gets the full dtype list (x64 types only
+with JAX_ENABLE_X64). `JAX_NUM_GENERATED_CASES` (default 10) sets how many sampled cases each parameterised
+test generates (`--cases`).
+
+Every (file, platform) run writes `<out>/<platform>/<file>.xml` (junitxml), `.log` and `.journal`: outcomes are
+taken from the journal (see scripts/jax_suite_journal.py), which survives crashes. When the process dies inside
+a test, that test counts as failed ("crashed") and pytest is started again on the file's remaining tests. A
+file that exceeds its share of `--max-minutes` is interrupted (SIGINT, so pytest still writes its junitxml). The apu results are compared with `tests/jax_suite/known_failures.txt`
+(lines `<test id> <reason>`; the id is `tests/<file>::<class>::<test>` as pytest prints it, and may contain `*` wildcards; `#` starts a
+comment). Exit status 1 if apu fails any test not listed there or a run crashed or timed out; the summary table
+goes to docs/conformance.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import datetime
+import fnmatch
+import glob
+import os
+import pathlib
+import signal
+import subprocess
+import sys
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+SCRIPTS = ROOT / "scripts"
+sys.path.insert(0, str(SCRIPTS))
+from jax_suite_journal import read_journal  # noqa: E402
+CACHE = pathlib.Path(os.environ.get("APU_CACHE", pathlib.Path.home() / ".cache" / "apu"))
+KNOWN_FAILURES = ROOT / "tests" / "jax_suite" / "known_failures.txt"
+DOC = ROOT / "docs" / "conformance.md"
+
+DEFAULT_FILES = ["lax_test.py", "lax_numpy_test.py", "lax_numpy_reducers_test.py", "lax_numpy_indexing_test.py",
+                 "lax_control_flow_test.py", "lax_autodiff_test.py", "nn_test.py", "random_test.py"]
+JAX_TAG = "jax-v0.10.2"
+
+# The suite venv: apu's own pins (scripts/lib.sh) plus what JAX's tests import, at the versions in
+# build/requirements_lock_3_11.txt of jax-v0.10.2 (pytest < 9 per its build/test-requirements.txt).
+SUITE_VENV = "jax-suite"
+SUITE_PINS = ("jax==0.10.2 jaxlib==0.10.2 numpy==2.4.6 ml_dtypes==0.6.0 scipy==1.17.1 opt_einsum==3.4.0 "
+              "pytest==8.4.2 absl-py==2.4.0 hypothesis==6.142.1 cloudpickle==3.1.2 filelock==3.29.0 "
+              "flatbuffers==25.12.19 portpicker==1.6.0 mpmath==1.3.0 psutil==7.2.2")
+GRACE_SECONDS = 60  # after SIGINT, before SIGKILL
+MAX_RESTARTS = 50  # per file: resuming after this many crashes is not worth it any more
+
+
+def log(msg: str) -> None:
+    print(f"[jax-conformance] {msg}", file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Environment
+# ---------------------------------------------------------------------------------------------------------
+
+def ensure_suite_venv() -> pathlib.Path:
+    """The suite venv's python; (re)created when its recorded pins differ from SUITE_PINS."""
+    venv = CACHE / "venvs" / SUITE_VENV
+    python = venv / "bin" / "python"
+    pins_file = venv / ".pins"
+    if python.exists() and pins_file.exists() and pins_file.read_text().strip() == SUITE_PINS:
+        return python
+    log(f"creating venv {venv} ({SUITE_PINS})")
+    subprocess.run(["rm", "-rf", str(venv)], check=True)
+    venv.parent.mkdir(parents=True, exist_ok=True)
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    subprocess.run([str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", *SUITE_PINS.split()],
+                   check=True)
+    pins_file.write_text(SUITE_PINS + "\n")
+    return python
+
+
+def install_apu_wheel(python: pathlib.Path, wheel: str | None) -> None:
+    if wheel is None:
+        found = sorted(glob.glob(str(ROOT / "target" / "wheels" / "apu_plugin-*.whl")), key=os.path.getmtime)
+        wheel = found[-1] if found else None
+    if wheel is None:
+        probe = subprocess.run([str(python), "-c", "import apu_plugin"], capture_output=True)
+        if probe.returncode != 0:
+            raise SystemExit("error: no apu-plugin wheel (build one with scripts/test.sh or pass --wheel), and "
+                             f"apu_plugin is not installed in {python}")
+        log("no wheel found; using the apu_plugin already installed in the suite venv")
+        return
+    log(f"installing {wheel} into the suite venv")
+    subprocess.run([str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", "--force-reinstall",
+                    "--no-deps", wheel], check=True)
+
+
+def checkout_commit(checkout: pathlib.Path) -> str:
+    """The checkout's commit: from git if it is a work tree, else from a `.jax_commit` file next to tests/."""
+    try:
+        out = subprocess.run(["git", "-C", str(checkout), "rev-parse", "HEAD"], capture_output=True, text=True)
+        if out.returncode == 0 and out.stdout.strip():
+            return out.stdout.strip()
+    except FileNotFoundError:
+        pass
+    marker = checkout / ".jax_commit"
+    return marker.read_text().strip() if marker.exists() else "unknown"
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Running one file
+# ---------------------------------------------------------------------------------------------------------
+
+@dataclasses.dataclass
+class Run:
+    file: str
+    platform: str
+    passed_ids: list = dataclasses.field(default_factory=list)
+    failed: list = dataclasses.field(default_factory=list)  # test ids (failures and errors)
+    skipped: int = 0
+    seconds: float = 0.0
+    crashes: int = 0
+    crashed_ids: list = dataclasses.field(default_factory=list)
+    status: str = "ok"  # ok | tests failed | timed out | crashed | no results
+    note: str = ""
+
+    @property
+    def passed(self) -> int:
+        return len(self.passed_ids)
+
+
+def run_file(python, checkout, file, platform, out_dir, timeout, keyword, cases) -> Run:
+    """Runs one test file; restarts pytest after a crash (skipping what already ran) until the file is done."""
+    base = out_dir / platform / file
+    base.parent.mkdir(parents=True, exist_ok=True)
+    journal = pathlib.Path(f"{base}.journal")
+    for stale in base.parent.glob(f"{file}.*"):
+        stale.unlink()
+    run = Run(file, platform)
+    deadline = time.monotonic() + timeout
+    log(f"{platform}: {file} (up to {timeout / 60:.1f} min)")
+    for attempt in range(1, MAX_RESTARTS + 2):
+        suffix = "" if attempt == 1 else f".{attempt}"
+        cmd = [str(python), "-P", "-m", "pytest", f"tests/{file}", "-v", "-p", "no:cacheprovider",
+               "-p", "jax_suite_journal", f"--junitxml={base}{suffix}.xml", "-o", "junit_family=xunit1"]
+        # -P: the checkout is not put on sys.path, so its jax/ source tree cannot shadow the installed jax.
+        if keyword:
+            cmd += ["-k", keyword]
+        env = dict(os.environ, JAX_PLATFORMS=platform, JAX_NUM_GENERATED_CASES=str(cases),
+                   APU_SUITE_JOURNAL=str(journal),
+                   PYTHONPATH=os.pathsep.join(filter(None, [str(SCRIPTS), os.environ.get("PYTHONPATH")])))
+        rc, timed_out = run_pytest(cmd, env, checkout, f"{base}{suffix}.log", deadline - time.monotonic())
+        states = read_journal(journal)
+        running = [t for t, state in states.items() if state == "start"]
+        if timed_out:
+            run.status, run.note = "timed out", f"in {running[-1] if running else '?'}"
+            break
+        if rc in (0, 1, 5) and not running:
+            if rc == 5 and not states:
+                run.status = "no tests selected"
+            break
+        if not running:  # died outside any test (collection, import, interpreter start): nothing to resume
+            run.status, run.note = "crashed", f"exit {rc} outside a test; see {base}{suffix}.log"
+            break
+        log(f"  crashed (exit {rc}) in {running[-1]}; resuming after it")
+        with open(journal, "a") as f:
+            f.write(f"crashed\t{running[-1]}\n")
+        run.crashes += 1
+        if time.monotonic() >= deadline:
+            run.status, run.note = "timed out", "after a crash"
+            break
+    else:
+        run.status, run.note = "crashed", f"gave up after {MAX_RESTARTS} restarts"
+    run.seconds = timeout - max(0.0, deadline - time.monotonic())
+    for test_id, state in read_journal(journal).items():
+        if state == "passed":
+            run.passed_ids.append(test_id)
+        elif state == "skipped":
+            run.skipped += 1
+        elif state in ("failed", "crashed"):
+            run.failed.append(test_id)
+            if state == "crashed":
+                run.crashed_ids.append(test_id)
+    if run.status == "ok" and run.failed:
+        run.status = "tests failed"
+    if run.crashes and run.status in ("ok", "tests failed"):
+        run.note = f"{run.crashes} crash(es), resumed"
+    return run
+
+
+def run_pytest(cmd, env, cwd, log_path, timeout) -> tuple[int, bool]:
+    """(exit code, timed out). On timeout pytest gets SIGINT, so that it still writes its junitxml."""
+    with open(log_path, "w") as log_file:
+        proc = subprocess.Popen(cmd, cwd=cwd, stdout=log_file, stderr=subprocess.STDOUT, start_new_session=True,
+                                env=env)
+        try:
+            return proc.wait(timeout=max(timeout, 1.0)), False
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGINT)
+            try:
+                return proc.wait(timeout=GRACE_SECONDS), True
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                return proc.wait(), True
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Known failures and the report
+# ---------------------------------------------------------------------------------------------------------
+
+def read_known_failures(path: pathlib.Path) -> dict[str, str]:
+    """{test id or pattern: reason}."""
+    known = {}
+    if not path.exists():
+        return known
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        test_id, _, reason = line.partition(" ")
+        if not reason.strip():
+            raise SystemExit(f"error: {path}:{number}: `{test_id}` has no reason")
+        known[test_id] = reason.strip()
+    return known
+
+
+def is_known(test_id: str, known: dict[str, str]) -> bool:
+    return test_id in known or any("*" in k and fnmatch.fnmatchcase(test_id, k) for k in known)
+
+
+def write_report(path, runs, checkout, commit, args, unexpected, stale, apu_ran, crashed) -> None:
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    lines = [
+        "# Conformance with JAX's own test suite",
+        "",
+        "Generated by `scripts/jax_conformance.py`; do not edit by hand.",
+        "",
+        f"- date: {now}",
+        f"- checkout: `{checkout}` at commit `{commit}` (expected tag `{JAX_TAG}`)",
+        f"- options: files {' '.join(args.files)}; " + (f"`-k {args.k}`; " if args.k else "")
+        + f"JAX_NUM_GENERATED_CASES={args.cases}; time budget {args.max_minutes} min; platforms {args.platforms}",
+    ]
+    lines += ["", "| file | platform | passed | failed | skipped | minutes | status |",
+              "|---|---|---:|---:|---:|---:|---|"]
+    for r in runs:
+        status = r.status + (f" ({r.note})" if r.note else "")
+        lines.append(f"| {r.file} | {r.platform} | {r.passed} | {len(r.failed)} | {r.skipped} | "
+                     f"{r.seconds / 60:.1f} | {status} |")
+    if apu_ran:
+        lines += ["", f"Failures on apu not listed in `{args.known_failures.name}`: {len(unexpected)}"]
+        lines += [f"- `{t}`" + (" (crashed the process)" if t in crashed else "") for t in unexpected[:200]]
+        if len(unexpected) > 200:
+            lines.append(f"- ... and {len(unexpected) - 200} more")
+        if stale:
+            lines += ["", f"Listed as known failures but passed on apu this time: {len(stale)}"]
+            lines += [f"- `{t}`" for t in stale[:100]]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines) + "\n")
+
+
+# ---------------------------------------------------------------------------------------------------------
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("checkout", type=pathlib.Path, help="jax-ml/jax source tree at tag " + JAX_TAG)
+    ap.add_argument("--files", nargs="+", default=DEFAULT_FILES, help="test files under CHECKOUT/tests")
+    ap.add_argument("--max-minutes", type=float, default=120.0, help="time budget for all runs together")
+    ap.add_argument("-k", help="pytest -k expression, passed through")
+    ap.add_argument("--platforms", default="apu,cpu", help="comma-separated, run in this order")
+    ap.add_argument("--cases", type=int, default=10, help="JAX_NUM_GENERATED_CASES")
+    ap.add_argument("--wheel", help="apu-plugin wheel to install into the suite venv")
+    ap.add_argument("--python", help="use this interpreter instead of the pinned suite venv")
+    ap.add_argument("--out", type=pathlib.Path, default=ROOT / "target" / "jax-suite", help="junitxml/log dir")
+    ap.add_argument("--known-failures", type=pathlib.Path, default=KNOWN_FAILURES)
+    ap.add_argument("--report", type=pathlib.Path, default=DOC, help="where the summary table goes")
+    ap.add_argument("--no-report", action="store_true", help="do not write the summary file")
+    args = ap.parse_args()
+
+    checkout = args.checkout.resolve()
+    missing = [f for f in args.files if not (checkout / "tests" / f).exists()]
+    if missing:
+        raise SystemExit(f"error: not in {checkout}/tests: {', '.join(missing)}")
+    platforms = [p.strip() for p in args.platforms.split(",") if p.strip()]
+    known = read_known_failures(args.known_failures)
+    python = pathlib.Path(args.python) if args.python else ensure_suite_venv()
+    if "apu" in platforms:
+        install_apu_wheel(python, args.wheel)
+    commit = checkout_commit(checkout)
+
+    runs: list[Run] = []
+    jobs = [(p, f) for p in platforms for f in args.files]
+    deadline = time.monotonic() + args.max_minutes * 60
+    for index, (platform, file) in enumerate(jobs):
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            runs.append(Run(file, platform, status="not run", note="time budget used up"))
+            continue
+        share = remaining / (len(jobs) - index)
+        runs.append(run_file(python, checkout, file, platform, args.out, share, args.k, args.cases))
+        r = runs[-1]
+        log(f"  {r.status}: {r.passed} passed, {len(r.failed)} failed, {r.skipped} skipped, {r.seconds:.0f}s")
+
+    apu_runs = [r for r in runs if r.platform == "apu"]
+    cpu_failed = {t for r in runs if r.platform == "cpu" for t in r.failed}
+    crashed = {t for r in apu_runs for t in r.crashed_ids}
+    apu_failed = [t for r in apu_runs for t in r.failed]
+    unexpected = [t for t in apu_failed if not is_known(t, known)]
+    apu_passed = {t for r in apu_runs for t in r.passed_ids}
+    stale = sorted(k for k in known if k in apu_passed or ("*" in k and any(fnmatch.fnmatchcase(t, k) for t in
+                                                                           apu_passed)))
+
+    print()
+    print(f"{'file':<30} {'platform':<8} {'passed':>7} {'failed':>7} {'skipped':>8} {'min':>6}  status")
+    for r in runs:
+        print(f"{r.file:<30} {r.platform:<8} {r.passed:>7} {len(r.failed):>7} {r.skipped:>8} "
+              f"{r.seconds / 60:>6.1f}  {r.status}{' (' + r.note + ')' if r.note else ''}")
+    if apu_runs:
+        print(f"\napu failures not in {args.known_failures.name}: {len(unexpected)}")
+        for t in unexpected[:50]:
+            print(f"  {t}{'   (crashed the process)' if t in crashed else ''}"
+                  f"{'   (fails on cpu too)' if t in cpu_failed else ''}")
+        if len(unexpected) > 50:
+            print(f"  ... and {len(unexpected) - 50} more (see {args.out}/apu/*.xml)")
+    if not args.no_report:
+        write_report(args.report, runs, checkout, commit, args, unexpected, stale, bool(apu_runs), crashed)
+        log(f"summary written to {args.report}")
+
+    broken = [r for r in apu_runs if r.status in ("timed out", "crashed", "no results", "not run")]
+    if unexpected or broken:
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,427 @@
+//! `PJRT_Client`: owns the devices, memories and topology, creates buffers and compiles programs.
+//! The handle is a `Box<Client>`; everything else that must outlive the handle (buffers,
+//! executables) holds the shared [`ClientState`].
+
+use super::attributes::{read_options, OptionValue};
+use super::device::Device;
+use super::error::ApiError;
+use super::guard::{args_min_size, entry, handle, slice, ApiResult, PtrList};
+use super::memory::Memory;
+use super::topology::Topology;
+use apu_pjrt_api::*;
+use std::os::raw::c_char;
+use std::sync::Arc;
+
+pub(crate) const PLATFORM_NAME: &str = "apu";
+pub(crate) const PLATFORM_VERSION: &str = concat!(
+    "apu ",
+    env!("CARGO_PKG_VERSION"),
+    " (",
+    env!("APU_GIT_REVISION"),
+    ")"
+);
+
+/// Upper bound on virtual devices: each one has a worker thread.
+const MAX_DEVICES: i64 = 256;
+
+// Devices and memories are boxed so that the pointers handed out stay valid by construction,
+// independently of how the vectors are built.
+#[allow(clippy::vec_box)]
+pub(crate) struct ClientState {
+    pub devices: Vec<Box<Device>>,
+    pub memories: Vec<Box<Memory>>,
+    pub device_ptrs: PtrList<PJRT_Device>,
+    pub memory_ptrs: PtrList<PJRT_Memory>,
+    pub topology: Box<Topology>,
+}
+
+impl ClientState {
+    #[allow(clippy::vec_box)]
+    pub fn new(num_devices: usize) -> Arc<Self> {
+        let mut devices: Vec<Box<Device>> =
+            (0..num_devices).map(|i| Box::new(Device::new(i))).collect();
+        let mut memories: Vec<Box<Memory>> = (0..num_devices)
+            .map(|i| Box::new(Memory::new(i, i)))
+            .collect();
+        // Boxes do not move, so these pointers stay valid for the life of the state.
+        for (d, m) in devices.iter_mut().zip(memories.iter_mut()) {
+            d.memories = PtrList(vec![m.as_raw()]);
+            m.devices = PtrList(vec![d.as_raw()]);
+        }
+        let device_ptrs = PtrList(devices.iter().map(|d| d.as_raw()).collect());
+        let memory_ptrs = PtrList(memories.iter().map(|m| m.as_raw()).collect());
+        let topology = Box::new(Topology::new(
+            devices.iter().map(|d| d.description_raw()).collect(),
+        ));
+        Arc::new(ClientState {
+            devices,
+            memories,
+            device_ptrs,
+            memory_ptrs,
+            topology,
+        })
+    }
+
+    pub fn device(&self, index: usize) -> &Device {
+        &self.devices[index]
+    }
+
+    /// The device index a memory pointer designates, checking that it belongs to this client.
+    pub fn memory_device(&self, raw: *const PJRT_Memory) -> ApiResult<usize> {
+        self.memories
+            .iter()
+            .find(|m| std::ptr::eq(m.as_raw(), raw))
+            .map(|m| m.device_index)
+            .ok_or_else(|| ApiError::invalid_argument("the memory does not belong to this client"))
+    }
+
+    /// Resolves the (device, memory) pair of a buffer-creating call to a device index.
+    pub fn target_device(
+        &self,
+        device: *const PJRT_Device,
+        memory: *const PJRT_Memory,
+    ) -> ApiResult<usize> {
+        match (device.is_null(), memory.is_null()) {
+            (_, false) => {
+                let from_memory = self.memory_device(memory)?;
+                if !device.is_null() && super::device::device_index(self, device)? != from_memory {
+                    return Err(ApiError::invalid_argument(
+                        "`device` and `memory` designate different devices",
+                    ));
+                }
+                Ok(from_memory)
+            }
+            (false, true) => super::device::device_index(self, device),
+            (true, true) => Err(ApiError::invalid_argument(
+                "neither `device` nor `memory` is set",
+            )),
+        }
+    }
+}
+
+pub(crate) struct Client {
+    pub state: Arc<ClientState>,
+}
+
+/// Borrows a client from its handle.
+///
+/// # Safety
+/// `raw` must be NULL or a live client.
+pub(crate) unsafe fn client<'a>(raw: *const PJRT_Client) -> ApiResult<&'a Client> {
+    unsafe { handle(raw, "client") }
+}
+
+/// The number of devices requested through create options, the `APU_NUM_DEVICES` environment
+/// variable, or 1.
+fn requested_device_count(options: &[(String, OptionValue)]) -> ApiResult<usize> {
+    let mut count: Option<(i64, String)> = None;
+    for (name, value) in options {
+        match name.as_str() {
+            "num_devices" | "device_count" => {
+                let n = match value {
+                    OptionValue::Int(n) => *n,
+                    OptionValue::Str(s) => s.trim().parse::<i64>().map_err(|_| {
+                        ApiError::invalid_argument(format!(
+                            "create option {name}={s:?} is not an integer"
+                        ))
+                    })?,
+                    other => {
+                        return Err(ApiError::invalid_argument(format!(
+                            "create option {name} must be an integer, got {other:?}"
+                        )))
+                    }
+                };
+                count = Some((n, format!("create option {name}")));
+            }
+            other => tracing::info!(
+                "PJRT_Client_Create: ignoring unknown create option {other:?} = {value:?}"
+            ),
+        }
+    }
+    if count.is_none() {
+        if let Ok(s) = std::env::var("APU_NUM_DEVICES") {
+            let n = s.trim().parse::<i64>().map_err(|_| {
+                ApiError::invalid_argument(format!("APU_NUM_DEVICES={s:?} is not an integer"))
+            })?;
+            count = Some((n, "APU_NUM_DEVICES".into()));
+        }
+    }
+    match count {
+        None => Ok(1),
+        Some((n, _)) if (1..=MAX_DEVICES).contains(&n) => Ok(n as usize),
+        Some((n, source)) => Err(ApiError::invalid_argument(format!(
+            "{source} = {n}: apu supports 1 to {MAX_DEVICES} devices"
+        ))),
+    }
+}
+
+args_min_size! {
+    PJRT_Client_Create_Args => client,
+    PJRT_Client_Destroy_Args => client,
+    PJRT_Client_PlatformName_Args => platform_name_size,
+    PJRT_Client_ProcessIndex_Args => process_index,
+    PJRT_Client_PlatformVersion_Args => platform_version_size,
+    PJRT_Client_TopologyDescription_Args => topology,
+    PJRT_Client_Devices_Args => num_devices,
+    PJRT_Client_AddressableDevices_Args => num_addressable_devices,
+    PJRT_Client_LookupDevice_Args => device,
+    PJRT_Client_LookupAddressableDevice_Args => addressable_device,
+    PJRT_Client_AddressableMemories_Args => num_addressable_memories,
+    PJRT_Client_DefaultDeviceAssignment_Args => default_assignment,
+}
+
+pub(crate) unsafe extern "C" fn client_create(
+    args: *mut PJRT_Client_Create_Args,
+) -> *mut PJRT_Error {
+    entry("PJRT_Client_Create", args, |a| {
+        super::logging::init();
+        // The key-value store callbacks are deliberately never read: in single-process JAX they
+        // hold uninitialized garbage, and apu has no multi-process mode that would need them.
+        let options = unsafe { read_options(a.create_options, a.num_options)? };
+        let num_devices =
+            requested_device_count(&options).map_err(|e| e.prefixed("PJRT_Client_Create"))?;
+        let state = ClientState::new(num_devices);
+        tracing::info!("PJRT_Client_Create: {num_devices} apu device(s)");
+        a.client = Box::into_raw(Box::new(Client { state })) as *mut PJRT_Client;
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn client_destroy(
+    args: *mut PJRT_Client_Destroy_Args,
+) -> *mut PJRT_Error {
+    entry("PJRT_Client_Destroy", args, |a| {
+        if !a.client.is_null() {
+            // Buffers and executables still alive keep the shared state (and device threads).
+            drop(unsafe { Box::from_raw(a.client as *mut Client) });
+        }
+        Ok(())
+    })
+}
+
+fn out_str(s: &str) -> (*const c_char, usize) {
+    (s.as_ptr() as *const c_char, s.len())
+}
+
+pub(crate) unsafe extern "C" fn client_platform_name(
+    args: *mut PJRT_Client_PlatformName_Args,
+) -> *mut PJRT_Error {
+    entry("PJRT_Client_PlatformName", args, |a| {
+        unsafe { client(a.client)? };
+        (a.platform_name, a.platform_name_size) = out_str(PLATFORM_NAME);
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn client_process_index(
+    args: *mut PJRT_Client_ProcessIndex_Args,
+) -> *mut PJRT_Error {
+    entry("PJRT_Client_ProcessIndex", args, |a| {
+        unsafe { client(a.client)? };
+        a.process_index = 0;
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn client_platform_version(
+    args: *mut PJRT_Client_PlatformVersion_Args,
+) -> *mut PJRT_Error {
+    entry("PJRT_Client_PlatformVersion", args, |a| {
+        unsafe { client(a.client)? };
+        (a.platform_version, a.platform_version_size) = out_str(PLATFORM_VERSION);
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn client_topology_description(
+    args: *mut PJRT_Client_TopologyDescription_Args,
+) -> *mut PJRT_Error {
+    entry("PJRT_Client_TopologyDescription", args, |a| {
+        let c = unsafe { client(a.client)? };
+        // Owned by the client; callers do not destroy it.
+        a.topology = c.state.topology.as_raw();
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn client_devices(
+    args: *mut PJRT_Client_Devices_Args,
+) -> *mut PJRT_Error {
+    entry("PJRT_Client_Devices", args, |a| {
+        let c = unsafe { client(a.client)? };
+        a.devices = c.state.device_ptrs.as_ptr();
+        a.num_devices = c.state.device_ptrs.len();
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn client_addressable_devices(
+    args: *mut PJRT_Client_AddressableDevices_Args,
+) -> *mut PJRT_Error {
+    entry("PJRT_Client_AddressableDevices", args, |a| {
+        let c = unsafe { client(a.client)? };
+        a.addressable_devices = c.state.device_ptrs.as_ptr();
+        a.num_addressable_devices = c.state.device_ptrs.len();
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn client_lookup_device(
+    args: *mut PJRT_Client_LookupDevice_Args,
+) -> *mut PJRT_Error {
+    entry("PJRT_Client_LookupDevice", args, |a| {
+        let c = unsafe { client(a.client)? };
+        let d = usize::try_from(a.id)
+            .ok()
+            .and_then(|i| c.state.devices.get(i))
+            .ok_or_else(|| {
+                ApiError::invalid_argument(format!(
+                    "No matching device found for device_id {}",
+                    a.id
+                ))
+            })?;
+        a.device = d.as_raw();
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn client_lookup_addressable_device(
+    args: *mut PJRT_Client_LookupAddressableDevice_Args,
+) -> *mut PJRT_Error {
+    entry("PJRT_Client_LookupAddressableDevice", args, |a| {
+        let c = unsafe { client(a.client)? };
+        let d = usize::try_from(a.local_hardware_id)
+            .ok()
+            .and_then(|i| c.state.devices.get(i))
+            .ok_or_else(|| {
+                ApiError::invalid_argument(format!(
+                    "No matching device found for local_hardware_id {}",
+                    a.local_hardware_id
+                ))
+            })?;
+        a.addressable_device = d.as_raw();
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn client_addressable_memories(
+    args: *mut PJRT_Client_AddressableMemories_Args,
+) -> *mut PJRT_Error {
+    entry("PJRT_Client_AddressableMemories", args, |a| {
+        let c = unsafe { client(a.client)? };
+        a.addressable_memories = c.state.memory_ptrs.as_ptr();
+        a.num_addressable_memories = c.state.memory_ptrs.len();
+        Ok(())
+    })
+}
+
+/// Replica-major assignment of consecutive device ids. With fewer devices than
+/// replicas × partitions the ids wrap around: apu runs the extra replicas on the same virtual
+/// devices, one after the other.
+pub(crate) fn default_assignment(
+    num_replicas: usize,
+    num_partitions: usize,
+    num_devices: usize,
+) -> Vec<Vec<usize>> {
+    (0..num_replicas)
+        .map(|r| {
+            (0..num_partitions)
+                .map(|p| (r * num_partitions + p) % num_devices.max(1))
+                .collect()
+        })
+        .collect()
+}
+
+pub(crate) unsafe extern "C" fn client_default_device_assignment(
+    args: *mut PJRT_Client_DefaultDeviceAssignment_Args,
+) -> *mut PJRT_Error {
+    entry("PJRT_Client_DefaultDeviceAssignment", args, |a| {
+        let c = unsafe { client(a.client)? };
+        let (replicas, partitions) = match (usize::try_from(a.num_replicas), usize::try_from(a.num_partitions)) {
+            (Ok(r), Ok(p)) if r > 0 && p > 0 => (r, p),
+            _ => {
+                return Err(ApiError::invalid_argument(format!(
+                    "PJRT_Client_DefaultDeviceAssignment: num_replicas {} and num_partitions {} must be positive",
+                    a.num_replicas, a.num_partitions
+                )))
+            }
+        };
+        let needed = replicas * partitions;
+        if a.default_assignment_size < needed {
+            return Err(ApiError::failed_precondition(format!(
+                "PJRT_Client_DefaultDeviceAssignment: `default_assignment_size` {} < `num_replicas * num_partitions`, {} * {} = {}",
+                a.default_assignment_size, replicas, partitions, needed
+            )));
+        }
+        let out = unsafe {
+            slice(
+                a.default_assignment as *const i32,
+                needed,
+                "default_assignment",
+            )?
+        };
+        let out = unsafe { std::slice::from_raw_parts_mut(out.as_ptr() as *mut i32, out.len()) };
+        for (slot, id) in out
+            .iter_mut()
+            .zip(default_assignment(replicas, partitions, c.state.devices.len()).concat())
+        {
+            *slot = id as i32;
+        }
+        Ok(())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn device_count_from_options() {
+        assert_eq!(
+            requested_device_count(&[("num_devices".into(), OptionValue::Int(3))]).unwrap(),
+            3
+        );
+        assert_eq!(
+            requested_device_count(&[("device_count".into(), OptionValue::Str("2".into()))])
+                .unwrap(),
+            2
+        );
+        assert!(requested_device_count(&[("num_devices".into(), OptionValue::Int(0))]).is_err());
+        assert!(
+            requested_device_count(&[("num_devices".into(), OptionValue::Bool(true))]).is_err()
+        );
+        // Unknown options are ignored.
+        let n =
+            requested_device_count(&[("something_else".into(), OptionValue::Float(1.0))]).unwrap();
+        assert!(n >= 1);
+    }
+
+    #[test]
+    fn default_assignment_is_replica_major_and_wraps() {
+        assert_eq!(default_assignment(2, 1, 4), vec![vec![0], vec![1]]);
+        assert_eq!(default_assignment(2, 2, 4), vec![vec![0, 1], vec![2, 3]]);
+        assert_eq!(default_assignment(3, 1, 2), vec![vec![0], vec![1], vec![0]]);
+    }
+
+    #[test]
+    fn state_links_devices_and_memories() {
+        let state = ClientState::new(2);
+        for (i, d) in state.devices.iter().enumerate() {
+            assert_eq!(d.memories.0, vec![state.memories[i].as_raw()]);
+            assert_eq!(state.memories[i].devices.0, vec![d.as_raw()]);
+            assert_eq!(state.memory_device(d.default_memory()).unwrap(), i);
+        }
+        assert_eq!(
+            state
+                .target_device(std::ptr::null(), state.memories[1].as_raw())
+                .unwrap(),
+            1
+        );
+        assert!(state
+            .target_device(state.devices[0].as_raw(), state.memories[1].as_raw())
+            .is_err());
+        assert!(state
+            .target_device(std::ptr::null(), std::ptr::null())
+            .is_err());
+    }
+}

@@ -1,0 +1,365 @@
+//! `PJRT_LoadedExecutable_Execute`: checks the arguments, marks donated inputs deleted, creates the
+//! output buffers (pending), and queues the run on each target device once its inputs are ready.
+//! The call returns at once; output ready events and the per-device completion events fire when
+//! the run finishes (or carry its error).
+
+use super::buffer::{buffer, BufferHandle};
+use super::device::device_index;
+use super::error::ApiError;
+use super::event::EventHandle;
+use super::guard::{args_min_size, entry, field_if_present, slice, ApiResult};
+use super::loaded::loaded;
+use super::types::{pjrt_type, pjrt_type_display};
+use apu_compiler::valid::ValidModule;
+use apu_pjrt_api::*;
+use apu_runtime::{BufferPromise, DeviceBuffer, Event, Tensor};
+use std::sync::Arc;
+
+/// Rejects, at compile time, programs the executor cannot run (an unsupported op or element type
+/// is an UNIMPLEMENTED compile error, never a failure at run time).
+pub(crate) fn check_supported(module: &ValidModule) -> ApiResult<()> {
+    apu_runtime::interp::check_supported(module).map_err(ApiError::from)
+}
+
+/// Runs a program on input tensors: the reference interpreter for now.
+fn run_program(module: &ValidModule, inputs: &[Tensor]) -> apu_compiler::Result<Vec<Tensor>> {
+    apu_runtime::interp::run(module, inputs)
+}
+
+/// Completes the device's completion event with an error if a run is dropped before finishing
+/// (e.g. a panic in the executor), so that no waiter hangs.
+struct CompletionGuard(Event);
+
+impl Drop for CompletionGuard {
+    fn drop(&mut self) {
+        // No effect if the run already set the event.
+        let _ = self.0.set(Err(apu_compiler::Error::internal(
+            "the execution was abandoned before it finished",
+        )));
+    }
+}
+
+/// One device's share of an execution, moved to its worker.
+struct DeviceRun {
+    module: Arc<ValidModule>,
+    inputs: Vec<Arc<DeviceBuffer>>,
+    /// Contents of the inputs that were already ready at Execute time, taken then so that a later
+    /// `PJRT_Buffer_Delete` of an argument cannot pull them from under the run.
+    captured: Vec<Option<Tensor>>,
+    donated: Vec<usize>,
+    outputs: Vec<BufferPromise>,
+    done: CompletionGuard,
+}
+
+impl DeviceRun {
+    fn fail(self, error: apu_compiler::Error) {
+        for o in self.outputs {
+            o.fulfill(Err(error.clone()));
+        }
+        for &i in &self.donated {
+            self.inputs[i].release_donated();
+        }
+        let _ = self.done.0.set(Err(error));
+    }
+
+    fn run(self) {
+        let result = self
+            .inputs
+            .iter()
+            .zip(&self.captured)
+            .map(|(b, captured)| {
+                captured
+                    .clone()
+                    .map_or_else(|| b.contents_for_consumer(), Ok)
+            })
+            .collect::<apu_compiler::Result<Vec<Tensor>>>()
+            .and_then(|tensors| run_program(&self.module, &tensors));
+        let results = match result {
+            Ok(r) if r.len() == self.outputs.len() => r,
+            Ok(r) => {
+                let n = self.outputs.len();
+                return self.fail(apu_compiler::Error::internal(format!(
+                    "the program produced {} results, expected {n}",
+                    r.len()
+                )));
+            }
+            Err(e) => return self.fail(e),
+        };
+        for &i in &self.donated {
+            self.inputs[i].release_donated();
+        }
+        for (promise, tensor) in self.outputs.into_iter().zip(results) {
+            promise.fulfill(Ok(tensor));
+        }
+        let _ = self.done.0.set(Ok(()));
+    }
+}
+
+args_min_size! {
+    PJRT_LoadedExecutable_Execute_Args => num_args,
+}
+
+/// The input indices the caller forbids donating (execute options, if its struct has them).
+unsafe fn non_donatable_inputs(options: *const PJRT_ExecuteOptions) -> ApiResult<Vec<i64>> {
+    if options.is_null() {
+        return Ok(Vec::new());
+    }
+    let o = unsafe { &*options };
+    let ptr = field_if_present!(o, PJRT_ExecuteOptions, non_donatable_input_indices);
+    let len = field_if_present!(o, PJRT_ExecuteOptions, num_non_donatable_input_indices);
+    match (ptr, len) {
+        (Some(p), Some(n)) => Ok(unsafe { slice(p, n, "non_donatable_input_indices")? }.to_vec()),
+        _ => Ok(Vec::new()),
+    }
+}
+
+pub(crate) unsafe extern "C" fn loaded_execute(
+    args: *mut PJRT_LoadedExecutable_Execute_Args,
+) -> *mut PJRT_Error {
+    entry("PJRT_LoadedExecutable_Execute", args, |a| {
+        let l = unsafe { loaded(a.executable)? };
+        if l.is_deleted() {
+            return Err(ApiError::failed_precondition(
+                "PJRT_LoadedExecutable_Execute: the executable was deleted",
+            ));
+        }
+        let exe = &l.exe;
+        let targets: Vec<usize> = if !a.execute_device.is_null() {
+            if a.num_devices != 1 {
+                return Err(ApiError::invalid_argument(format!(
+                    "PJRT_LoadedExecutable_Execute: `execute_device` is set but num_devices is {}",
+                    a.num_devices
+                )));
+            }
+            vec![device_index(&l.client, a.execute_device)?]
+        } else {
+            if a.num_devices != l.device_indices.len() {
+                return Err(ApiError::invalid_argument(format!(
+                    "PJRT_LoadedExecutable_Execute: {} argument lists given, the executable runs on {} device(s)",
+                    a.num_devices,
+                    l.device_indices.len()
+                )));
+            }
+            l.device_indices.clone()
+        };
+        if a.num_args != exe.param_types.len() {
+            return Err(ApiError::invalid_argument(format!(
+                "PJRT_LoadedExecutable_Execute: {} arguments given, {} takes {}",
+                a.num_args,
+                exe.name,
+                exe.param_types.len()
+            )));
+        }
+        let non_donatable = unsafe { non_donatable_inputs(a.options)? };
+        let arg_lists = unsafe { slice(a.argument_lists, a.num_devices, "argument_lists")? };
+        let out_lists = unsafe { slice(a.output_lists, a.num_devices, "output_lists")? };
+
+        // Check everything before the first side effect (donation, output creation).
+        let mut per_device = Vec::with_capacity(targets.len());
+        for (d, &list) in arg_lists.iter().enumerate() {
+            let raw_args = unsafe { slice(list, a.num_args, "argument list")? };
+            let mut inputs = Vec::with_capacity(raw_args.len());
+            for (i, &raw) in raw_args.iter().enumerate() {
+                let b = unsafe { buffer(raw, "argument")? };
+                if b.buffer.is_deleted() {
+                    return Err(ApiError::invalid_argument(format!(
+                        "PJRT_LoadedExecutable_Execute: argument {i} (device list {d}) was deleted or donated"
+                    )));
+                }
+                let expected = &exe.param_types[i];
+                // Storage-only types are kept as u8 bytes: compare the caller-visible type too.
+                if b.buffer.ty() != expected || b.pjrt_type != pjrt_type(expected.elem) {
+                    return Err(ApiError::invalid_argument(format!(
+                        "PJRT_LoadedExecutable_Execute: argument {i} of {} has shape {:?} and element type {}, \
+                         the program expects {expected}",
+                        exe.name,
+                        b.buffer.ty().shape,
+                        pjrt_type_display(b.pjrt_type),
+                    )));
+                }
+                inputs.push(b.buffer.clone());
+            }
+            if out_lists[d].is_null() && !exe.output_types.is_empty() {
+                return Err(ApiError::invalid_argument(
+                    "PJRT_LoadedExecutable_Execute: an output list is NULL",
+                ));
+            }
+            per_device.push(inputs);
+        }
+
+        let donated: Vec<usize> = exe
+            .aliasing_outputs
+            .iter()
+            .enumerate()
+            .filter(|(i, alias)| alias.is_some() && !non_donatable.contains(&(*i as i64)))
+            .map(|(i, _)| i)
+            .collect();
+
+        for (d, inputs) in per_device.into_iter().enumerate() {
+            let device = targets[d];
+            for &i in &donated {
+                inputs[i].mark_donated();
+            }
+            let outputs: Vec<BufferPromise> = exe
+                .output_types
+                .iter()
+                .map(|t| DeviceBuffer::pending(t.clone(), device))
+                .collect();
+            for (k, promise) in outputs.iter().enumerate() {
+                // SAFETY: the caller provides `num_outputs` slots per device.
+                unsafe {
+                    *out_lists[d].add(k) =
+                        BufferHandle::into_raw(l.client.clone(), promise.buffer().clone())
+                };
+            }
+            let done = Event::new();
+            if !a.device_complete_events.is_null() {
+                // SAFETY: the caller provides one event slot per device.
+                unsafe { *a.device_complete_events.add(d) = EventHandle::into_raw(done.clone()) };
+            }
+            let ready = Event::join_all(
+                &inputs
+                    .iter()
+                    .map(|b| b.ready_event().clone())
+                    .collect::<Vec<_>>(),
+            );
+            let captured = inputs
+                .iter()
+                .map(|b| b.contents_for_consumer().ok())
+                .collect();
+            let run = DeviceRun {
+                module: exe.module.clone(),
+                inputs,
+                captured,
+                donated: donated.clone(),
+                outputs,
+                done: CompletionGuard(done),
+            };
+            let client = l.client.clone();
+            ready.on_ready(move |outcome| match outcome {
+                Err(e) => run.fail(e.clone()),
+                Ok(()) => client.device(device).queue.submit(move || run.run()),
+            });
+        }
+        Ok(())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pjrt::client::ClientState;
+    use crate::pjrt::executable::{Executable, ProgramSource};
+    use crate::pjrt::loaded::LoadedExecutable;
+    use apu_compiler::ir::{ElementType, TensorType};
+
+    fn fixture(name: &str) -> Vec<u8> {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("compiler/tests/fixtures/vhlo")
+            .join(name);
+        std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    }
+
+    fn f32s(v: &[f32]) -> Vec<u8> {
+        v.iter().flat_map(|x| x.to_le_bytes()).collect()
+    }
+
+    /// Execute returns before its inputs exist; outputs and the completion event follow them.
+    #[test]
+    fn execution_waits_for_pending_inputs_without_blocking_the_caller() {
+        let state = ClientState::new(1);
+        let source = ProgramSource {
+            format: "mlir".into(),
+            code: fixture("donate.vhlo_v1_0_0.mlirbc"),
+            options: vec![],
+        };
+        let loaded = LoadedExecutable::load(Executable::compile(source).unwrap(), state.clone())
+            .unwrap()
+            .into_raw();
+        let ty = TensorType::new(vec![8], ElementType::F32);
+        let x_promise = DeviceBuffer::pending(ty.clone(), 0);
+        let x = BufferHandle::into_raw(state.clone(), x_promise.buffer().clone());
+        let y = BufferHandle::into_raw(
+            state.clone(),
+            DeviceBuffer::ready(Tensor::from_bytes(ty.clone(), &f32s(&[1.0; 8])).unwrap(), 0),
+        );
+        let list = [x, y];
+        let lists = [list.as_ptr()];
+        let mut out = [std::ptr::null_mut::<PJRT_Buffer>()];
+        let outs = [out.as_mut_ptr()];
+        let mut done = [std::ptr::null_mut::<PJRT_Event>()];
+        let mut args: PJRT_LoadedExecutable_Execute_Args = unsafe { std::mem::zeroed() };
+        args.struct_size = std::mem::size_of::<PJRT_LoadedExecutable_Execute_Args>();
+        args.executable = loaded;
+        args.argument_lists = lists.as_ptr();
+        args.num_devices = 1;
+        args.num_args = 2;
+        args.output_lists = outs.as_ptr();
+        args.device_complete_events = done.as_mut_ptr();
+        assert!(unsafe { loaded_execute(&mut args) }.is_null());
+
+        let output = unsafe { &*(out[0] as *const BufferHandle) }.buffer.clone();
+        let completion = unsafe { &*(done[0] as *const EventHandle) }.event.clone();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        assert!(
+            !output.ready_event().is_ready() && !completion.is_ready(),
+            "nothing can run before x exists"
+        );
+        // Deleting an argument after Execute returned must not affect the queued run.
+        unsafe { &*(y as *const BufferHandle) }.buffer.delete();
+
+        x_promise.fulfill(Tensor::from_bytes(ty, &f32s(&[2.0; 8])));
+        completion.wait().unwrap();
+        assert_eq!(output.wait_tensor().unwrap().bytes(), &f32s(&[5.0; 8])[..]);
+
+        unsafe {
+            for b in [x, y, out[0]] {
+                drop(Box::from_raw(b as *mut BufferHandle));
+            }
+            drop(Box::from_raw(done[0] as *mut EventHandle));
+            drop(Box::from_raw(loaded as *mut LoadedExecutable));
+        }
+    }
+
+    /// A failed input travels to the outputs and the completion event as an error.
+    #[test]
+    fn input_errors_reach_outputs_and_completion() {
+        let state = ClientState::new(1);
+        let source = ProgramSource {
+            format: "mlir".into(),
+            code: fixture("donate.vhlo_v1_0_0.mlirbc"),
+            options: vec![],
+        };
+        let loaded = LoadedExecutable::load(Executable::compile(source).unwrap(), state.clone())
+            .unwrap()
+            .into_raw();
+        let ty = TensorType::new(vec![8], ElementType::F32);
+        let x_promise = DeviceBuffer::pending(ty.clone(), 0);
+        let x = BufferHandle::into_raw(state.clone(), x_promise.buffer().clone());
+        let list = [x, x];
+        let lists = [list.as_ptr()];
+        let mut out = [std::ptr::null_mut::<PJRT_Buffer>()];
+        let outs = [out.as_mut_ptr()];
+        let mut done = [std::ptr::null_mut::<PJRT_Event>()];
+        let mut args: PJRT_LoadedExecutable_Execute_Args = unsafe { std::mem::zeroed() };
+        args.struct_size = std::mem::size_of::<PJRT_LoadedExecutable_Execute_Args>();
+        args.executable = loaded;
+        args.argument_lists = lists.as_ptr();
+        args.num_devices = 1;
+        args.num_args = 2;
+        args.output_lists = outs.as_ptr();
+        args.device_complete_events = done.as_mut_ptr();
+        assert!(unsafe { loaded_execute(&mut args) }.is_null());
+        x_promise.fulfill(Err(apu_compiler::Error::invalid("upload failed")));
+        let completion = unsafe { &*(done[0] as *const EventHandle) }.event.clone();
+        assert_eq!(completion.wait().unwrap_err().message, "upload failed");
+        let output = unsafe { &*(out[0] as *const BufferHandle) }.buffer.clone();
+        assert!(output.wait_tensor().is_err());
+        unsafe {
+            drop(Box::from_raw(x as *mut BufferHandle));
+            drop(Box::from_raw(out[0] as *mut BufferHandle));
+            drop(Box::from_raw(done[0] as *mut EventHandle));
+            drop(Box::from_raw(loaded as *mut LoadedExecutable));
+        }
+    }
+}

@@ -1,0 +1,312 @@
+//! `PJRT_LoadedExecutable`: an executable bound to a client's devices, and the client functions that
+//! make one (`PJRT_Client_Compile`, `PJRT_Executable_DeserializeAndLoad`).
+
+use super::client::{client, default_assignment, ClientState};
+use super::compile_options::{serialize_device_assignment, DeviceAssignment};
+use super::error::ApiError;
+use super::executable::{deserialize, read_source, Executable, ExecutableHandle, OwnedBytes};
+use super::guard::{args_min_size, entry, handle, slice, ApiResult, PtrList};
+use apu_pjrt_api::*;
+use std::os::raw::c_char;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+pub(crate) struct LoadedExecutable {
+    pub exe: Arc<Executable>,
+    pub client: Arc<ClientState>,
+    /// Device index of each addressable (replica, partition), replica-major.
+    pub device_indices: Vec<usize>,
+    pub logical_ids: Vec<PJRT_LogicalDeviceIds>,
+    devices: PtrList<PJRT_Device>,
+    device_assignment: Vec<u8>,
+    deleted: AtomicBool,
+}
+
+// SAFETY: `logical_ids` are plain integers; `devices` point into the shared client state.
+unsafe impl Send for LoadedExecutable {}
+unsafe impl Sync for LoadedExecutable {}
+
+impl LoadedExecutable {
+    /// Binds an executable to devices: the compile options' device assignment if present, else
+    /// `device_ordinal` for a single-device program, else the default assignment.
+    pub fn load(exe: Arc<Executable>, client: Arc<ClientState>) -> ApiResult<Self> {
+        let n = client.devices.len();
+        let (replicas, partitions) = (exe.num_replicas, exe.num_partitions);
+        // assignment[replica][partition] = device index
+        let assignment: Vec<Vec<usize>> = match &exe.options.device_assignment {
+            Some(da) if !da.computation_devices.is_empty() => {
+                let mut out = vec![vec![0usize; partitions]; replicas];
+                for (p, computation) in da.computation_devices.iter().enumerate().take(partitions) {
+                    for (r, &id) in computation.iter().enumerate().take(replicas) {
+                        out[r][p] = usize::try_from(id).ok().filter(|&i| i < n).ok_or_else(|| {
+                            ApiError::invalid_argument(format!(
+                                "compile options assign replica {r} partition {p} to device {id}, but the client has {n} device(s)"
+                            ))
+                        })?;
+                    }
+                }
+                out
+            }
+            _ => match exe.options.device_ordinal {
+                Some(d) if d >= 0 && replicas * partitions == 1 => {
+                    let d = usize::try_from(d).ok().filter(|&i| i < n).ok_or_else(|| {
+                        ApiError::invalid_argument(format!(
+                            "device_ordinal {d} is out of range for {n} device(s)"
+                        ))
+                    })?;
+                    vec![vec![d]]
+                }
+                _ => default_assignment(replicas, partitions, n),
+            },
+        };
+        let device_indices: Vec<usize> = assignment.concat();
+        let logical_ids = (0..replicas)
+            .flat_map(|r| {
+                (0..partitions).map(move |p| PJRT_LogicalDeviceIds {
+                    replica: r as i32,
+                    partition: p as i32,
+                })
+            })
+            .collect();
+        let devices = PtrList(
+            device_indices
+                .iter()
+                .map(|&i| client.device(i).as_raw())
+                .collect(),
+        );
+        let proto = DeviceAssignment {
+            replica_count: replicas as i64,
+            computation_count: partitions as i64,
+            computation_devices: (0..partitions)
+                .map(|p| {
+                    (0..replicas)
+                        .map(|r| client.device(assignment[r][p]).description.id as i64)
+                        .collect()
+                })
+                .collect(),
+        };
+        Ok(LoadedExecutable {
+            exe,
+            client,
+            device_indices,
+            logical_ids,
+            devices,
+            device_assignment: serialize_device_assignment(&proto),
+            deleted: AtomicBool::new(false),
+        })
+    }
+
+    pub fn into_raw(self) -> *mut PJRT_LoadedExecutable {
+        Box::into_raw(Box::new(self)) as *mut PJRT_LoadedExecutable
+    }
+
+    pub fn is_deleted(&self) -> bool {
+        self.deleted.load(Ordering::Acquire)
+    }
+}
+
+/// Borrows a loaded executable from its handle.
+///
+/// # Safety
+/// `raw` must be NULL or a live loaded executable.
+pub(crate) unsafe fn loaded<'a>(
+    raw: *const PJRT_LoadedExecutable,
+) -> ApiResult<&'a LoadedExecutable> {
+    unsafe { handle(raw, "executable") }
+}
+
+args_min_size! {
+    PJRT_Compile_Args => executable,
+    PJRT_Client_Load_Args => loaded_executable,
+    PJRT_Client_Compile_Args => executable,
+    PJRT_Executable_DeserializeAndLoad_Args => loaded_executable,
+    PJRT_LoadedExecutable_Destroy_Args => executable,
+    PJRT_LoadedExecutable_GetExecutable_Args => executable,
+    PJRT_LoadedExecutable_AddressableDevices_Args => num_addressable_devices,
+    PJRT_LoadedExecutable_AddressableDeviceLogicalIds_Args => num_addressable_device_logical_ids,
+    PJRT_LoadedExecutable_GetDeviceAssignment_Args => serialized_device_assignment_deleter,
+    PJRT_LoadedExecutable_Delete_Args => executable,
+    PJRT_LoadedExecutable_IsDeleted_Args => is_deleted,
+    PJRT_LoadedExecutable_Fingerprint_Args => executable_fingerprint_size,
+}
+
+pub(crate) unsafe extern "C" fn client_compile(
+    args: *mut PJRT_Client_Compile_Args,
+) -> *mut PJRT_Error {
+    entry("PJRT_Client_Compile", args, |a| {
+        let c = unsafe { client(a.client)? };
+        let source = unsafe { read_source(a.program, a.compile_options, a.compile_options_size)? };
+        tracing::debug!(
+            "PJRT_Client_Compile: format {:?}, {} bytes",
+            source.format,
+            source.code.len()
+        );
+        let exe = Executable::compile(source)?;
+        a.executable = LoadedExecutable::load(exe, c.state.clone())?.into_raw();
+        Ok(())
+    })
+}
+
+/// Ahead-of-time compile against a topology: the same checks as `PJRT_Client_Compile`, without
+/// binding to devices. apu's only topologies are its clients' own, so any is accepted.
+pub(crate) unsafe extern "C" fn compile(args: *mut PJRT_Compile_Args) -> *mut PJRT_Error {
+    entry("PJRT_Compile", args, |a| {
+        let source = unsafe { read_source(a.program, a.compile_options, a.compile_options_size)? };
+        a.executable = ExecutableHandle::into_raw(Executable::compile(source)?);
+        Ok(())
+    })
+}
+
+/// Binds a compiled executable to a client; new compile options, if given, replace the original
+/// ones (which may change the device assignment), so the program is prepared again with them.
+pub(crate) unsafe extern "C" fn client_load(args: *mut PJRT_Client_Load_Args) -> *mut PJRT_Error {
+    entry("PJRT_Client_Load", args, |a| {
+        let c = unsafe { client(a.client)? };
+        let exe = &unsafe { handle::<_, ExecutableHandle>(a.executable, "executable")? }.exe;
+        let options = unsafe {
+            slice(
+                a.compile_options as *const u8,
+                a.compile_options_size,
+                "compile_options",
+            )?
+        };
+        let exe = if options.is_empty() || options == exe.source.options.as_slice() {
+            exe.clone()
+        } else {
+            let mut source = exe.source.clone();
+            source.options = options.to_vec();
+            Executable::compile(source)?
+        };
+        a.loaded_executable = LoadedExecutable::load(exe, c.state.clone())?.into_raw();
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn executable_deserialize_and_load(
+    args: *mut PJRT_Executable_DeserializeAndLoad_Args,
+) -> *mut PJRT_Error {
+    entry("PJRT_Executable_DeserializeAndLoad", args, |a| {
+        let c = unsafe { client(a.client)? };
+        let bytes = unsafe {
+            slice(
+                a.serialized_executable as *const u8,
+                a.serialized_executable_size,
+                "serialized_executable",
+            )?
+        };
+        let mut source = deserialize(bytes)?;
+        let overridden = unsafe {
+            slice(
+                a.overridden_serialized_compile_options as *const u8,
+                a.overridden_serialized_compile_options_size,
+                "overridden_serialized_compile_options",
+            )?
+        };
+        if !overridden.is_empty() {
+            source.options = overridden.to_vec();
+        }
+        let exe = Executable::compile(source)?;
+        a.loaded_executable = LoadedExecutable::load(exe, c.state.clone())?.into_raw();
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn loaded_destroy(
+    args: *mut PJRT_LoadedExecutable_Destroy_Args,
+) -> *mut PJRT_Error {
+    entry("PJRT_LoadedExecutable_Destroy", args, |a| {
+        if !a.executable.is_null() {
+            drop(unsafe { Box::from_raw(a.executable as *mut LoadedExecutable) });
+        }
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn loaded_get_executable(
+    args: *mut PJRT_LoadedExecutable_GetExecutable_Args,
+) -> *mut PJRT_Error {
+    entry("PJRT_LoadedExecutable_GetExecutable", args, |a| {
+        let l = unsafe { loaded(a.loaded_executable)? };
+        // A new handle the caller frees with PJRT_Executable_Destroy.
+        a.executable = ExecutableHandle::into_raw(l.exe.clone());
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn loaded_addressable_devices(
+    args: *mut PJRT_LoadedExecutable_AddressableDevices_Args,
+) -> *mut PJRT_Error {
+    entry("PJRT_LoadedExecutable_AddressableDevices", args, |a| {
+        let l = unsafe { loaded(a.executable)? };
+        a.addressable_devices = l.devices.as_ptr();
+        a.num_addressable_devices = l.devices.len();
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn loaded_addressable_device_logical_ids(
+    args: *mut PJRT_LoadedExecutable_AddressableDeviceLogicalIds_Args,
+) -> *mut PJRT_Error {
+    entry(
+        "PJRT_LoadedExecutable_AddressableDeviceLogicalIds",
+        args,
+        |a| {
+            let l = unsafe { loaded(a.executable)? };
+            a.addressable_device_logical_ids = l.logical_ids.as_ptr() as *mut PJRT_LogicalDeviceIds;
+            a.num_addressable_device_logical_ids = l.logical_ids.len();
+            Ok(())
+        },
+    )
+}
+
+unsafe extern "C" fn free_device_assignment(p: *mut PJRT_DeviceAssignmentSerialized) {
+    if !p.is_null() {
+        drop(unsafe { Box::from_raw(p as *mut OwnedBytes) });
+    }
+}
+
+pub(crate) unsafe extern "C" fn loaded_get_device_assignment(
+    args: *mut PJRT_LoadedExecutable_GetDeviceAssignment_Args,
+) -> *mut PJRT_Error {
+    entry("PJRT_LoadedExecutable_GetDeviceAssignment", args, |a| {
+        let l = unsafe { loaded(a.executable)? };
+        let owned = Box::new(OwnedBytes(l.device_assignment.clone()));
+        a.serialized_bytes = owned.0.as_ptr() as *const c_char;
+        a.serialized_bytes_size = owned.0.len();
+        a.serialized_device_assignment =
+            Box::into_raw(owned) as *mut PJRT_DeviceAssignmentSerialized;
+        a.serialized_device_assignment_deleter = Some(free_device_assignment);
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn loaded_delete(
+    args: *mut PJRT_LoadedExecutable_Delete_Args,
+) -> *mut PJRT_Error {
+    entry("PJRT_LoadedExecutable_Delete", args, |a| {
+        unsafe { loaded(a.executable)? }
+            .deleted
+            .store(true, Ordering::Release);
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn loaded_is_deleted(
+    args: *mut PJRT_LoadedExecutable_IsDeleted_Args,
+) -> *mut PJRT_Error {
+    entry("PJRT_LoadedExecutable_IsDeleted", args, |a| {
+        a.is_deleted = unsafe { loaded(a.executable)? }.is_deleted();
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn loaded_fingerprint(
+    args: *mut PJRT_LoadedExecutable_Fingerprint_Args,
+) -> *mut PJRT_Error {
+    entry("PJRT_LoadedExecutable_Fingerprint", args, |a| {
+        let fp = unsafe { loaded(a.executable)? }.exe.fingerprint();
+        a.executable_fingerprint = fp.as_ptr() as *const c_char;
+        a.executable_fingerprint_size = fp.len();
+        Ok(())
+    })
+}

@@ -1,0 +1,33 @@
+//! The PJRT C API implementation. Each submodule owns one object type of the API and its
+//! `PJRT_<Type>_*` entry points; [`table`] gathers them into the `PJRT_Api` that `GetPjrtApi`
+//! returns. Every entry point goes through [`guard::entry`].
+
+// The C API's enum constants keep their C names.
+#![allow(non_upper_case_globals)]
+
+pub(crate) mod attributes;
+pub(crate) mod buffer;
+pub(crate) mod client;
+pub(crate) mod compile_options;
+pub(crate) mod device;
+pub(crate) mod error;
+pub(crate) mod event;
+pub(crate) mod executable;
+pub(crate) mod execute;
+pub(crate) mod guard;
+pub(crate) mod host_layout;
+pub(crate) mod loaded;
+pub mod logging;
+pub(crate) mod memory;
+pub(crate) mod stubs;
+pub(crate) mod table;
+pub(crate) mod topology;
+pub(crate) mod types;
+
+#[cfg(test)]
+pub(crate) mod test_support;
+
+/// The table, for in-process users (tests, the command-line tool).
+pub fn api() -> *const apu_pjrt_api::PJRT_Api {
+    &table::API.0
+}

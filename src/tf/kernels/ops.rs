@@ -1,0 +1,87 @@
+//! The TensorFlow ops apu runs on its PluggableDevice, with the attributes each needs.
+
+use apu_compiler::ir::{BinaryOp, UnaryOp};
+
+/// Elementwise one-input ops and how the IR spells them (`Square` has no single IR op).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TfUnary {
+    Neg,
+    Abs,
+    Exp,
+    Log,
+    Tanh,
+    Sigmoid,
+    Sqrt,
+    Rsqrt,
+    Square,
+}
+
+impl TfUnary {
+    /// The IR op, or `None` for `Square` (lowered as `x * x`).
+    pub fn ir(self) -> Option<UnaryOp> {
+        Some(match self {
+            TfUnary::Neg => UnaryOp::Negate,
+            TfUnary::Abs => UnaryOp::Abs,
+            TfUnary::Exp => UnaryOp::Exponential,
+            TfUnary::Log => UnaryOp::Log,
+            TfUnary::Tanh => UnaryOp::Tanh,
+            TfUnary::Sigmoid => UnaryOp::Logistic,
+            TfUnary::Sqrt => UnaryOp::Sqrt,
+            TfUnary::Rsqrt => UnaryOp::Rsqrt,
+            TfUnary::Square => return None,
+        })
+    }
+}
+
+/// Reductions over axes given by a host-memory `reduction_indices` input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TfReduction {
+    Sum,
+    Mean,
+    Max,
+    Min,
+}
+
+/// Conv2D padding modes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Padding {
+    Same,
+    Valid,
+    /// (low, high) for every dimension of the input, in the input's layout.
+    Explicit(Vec<(i64, i64)>),
+}
+
+/// One TensorFlow op with the attributes that change what it computes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TfOp {
+    Relu,
+    Relu6,
+    Elu,
+    Unary(TfUnary),
+    /// Broadcasting binary ops (AddV2, Add, Sub, Mul, RealDiv, Maximum, Minimum).
+    Binary(BinaryOp),
+    MatMul { transpose_a: bool, transpose_b: bool },
+    BatchMatMul { adj_x: bool, adj_y: bool },
+    BiasAdd { channels_first: bool },
+    Softmax,
+    LogSoftmax,
+    Reduce { reduction: TfReduction, keep_dims: bool },
+    /// Cast to the element type of the registered `DstT`.
+    Cast { to: apu_compiler::ir::ElementType },
+    Conv2D { strides: Vec<i64>, dilations: Vec<i64>, padding: Padding, channels_first: bool },
+    ReluGrad,
+    BiasAddGrad { channels_first: bool },
+    SoftmaxCrossEntropyWithLogits,
+}
+
+impl TfOp {
+    /// Short name for error messages.
+    pub fn name(&self) -> String {
+        match self {
+            TfOp::Unary(u) => format!("{u:?}"),
+            TfOp::Binary(b) => format!("{b:?}"),
+            TfOp::Reduce { reduction, .. } => format!("{reduction:?}"),
+            other => format!("{other:?}").split([' ', '{', '(']).next().unwrap_or("op").to_string(),
+        }
+    }
+}

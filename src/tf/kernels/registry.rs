@@ -1,0 +1,261 @@
+//! The kernels apu registers, and the C callbacks TensorFlow calls to build and run them.
+
+use super::attrs::Attrs;
+use super::ops::{Padding, TfOp, TfReduction, TfUnary};
+use super::tf_io;
+use crate::tf::symbols::{self, OwnedStatus, TfApi};
+use apu_compiler::error::ErrorKind;
+use apu_compiler::ir::{BinaryOp, ElementType};
+use apu_pjrt_api::tf as c;
+use std::ffi::{c_void, CString};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+type Make = fn(&Attrs) -> Result<TfOp, String>;
+
+/// One kernel registration: the op, the attribute types it is registered for, its host-memory
+/// arguments, and how to read its attributes into a [`TfOp`].
+pub struct KernelDef {
+    pub op: &'static str,
+    pub constraints: &'static [(&'static str, c::TF_DataType)],
+    pub host_memory: &'static [&'static str],
+    pub make: Make,
+}
+
+const F32: c::TF_DataType = c::TF_DataType_TF_FLOAT;
+const I32: c::TF_DataType = c::TF_DataType_TF_INT32;
+const I64: c::TF_DataType = c::TF_DataType_TF_INT64;
+const T_F32: &[(&str, c::TF_DataType)] = &[("T", F32)];
+
+fn channels_first(a: &Attrs) -> Result<bool, String> {
+    match a.string("data_format").as_deref() {
+        Ok("NHWC") | Ok("NWC") | Ok("NDHWC") | Err(_) => Ok(false),
+        Ok("NCHW") | Ok("NCW") | Ok("NCDHW") => Ok(true),
+        Ok(other) => Err(format!("data_format {other:?} is not supported on APU")),
+    }
+}
+
+fn conv2d(a: &Attrs) -> Result<TfOp, String> {
+    let channels_first = channels_first(a)?;
+    let padding = match a.string("padding")?.as_str() {
+        "SAME" => Padding::Same,
+        "VALID" => Padding::Valid,
+        "EXPLICIT" => {
+            let p = a.ints("explicit_paddings")?;
+            if p.len() != 8 {
+                return Err(format!("explicit_paddings needs 8 values, got {}", p.len()));
+            }
+            Padding::Explicit(p.chunks(2).map(|c| (c[0], c[1])).collect())
+        }
+        other => return Err(format!("padding {other:?} is not supported on APU")),
+    };
+    let dilations = a.ints("dilations").unwrap_or_else(|_| vec![1, 1, 1, 1]);
+    Ok(TfOp::Conv2D { strides: a.ints("strides")?, dilations, padding, channels_first })
+}
+
+fn reduction(r: TfReduction) -> Make {
+    match r {
+        TfReduction::Sum => |a| Ok(TfOp::Reduce { reduction: TfReduction::Sum, keep_dims: a.bool_or_false("keep_dims") }),
+        TfReduction::Mean => |a| Ok(TfOp::Reduce { reduction: TfReduction::Mean, keep_dims: a.bool_or_false("keep_dims") }),
+        TfReduction::Max => |a| Ok(TfOp::Reduce { reduction: TfReduction::Max, keep_dims: a.bool_or_false("keep_dims") }),
+        TfReduction::Min => |a| Ok(TfOp::Reduce { reduction: TfReduction::Min, keep_dims: a.bool_or_false("keep_dims") }),
+    }
+}
+
+macro_rules! unary_def {
+    ($name:literal, $u:ident) => {
+        KernelDef { op: $name, constraints: T_F32, host_memory: &[], make: |_| Ok(TfOp::Unary(TfUnary::$u)) }
+    };
+}
+macro_rules! binary_def {
+    ($name:literal, $b:ident) => {
+        KernelDef { op: $name, constraints: T_F32, host_memory: &[], make: |_| Ok(TfOp::Binary(BinaryOp::$b)) }
+    };
+}
+macro_rules! reduce_defs {
+    ($name:literal, $r:ident) => {
+        [
+            KernelDef { op: $name, constraints: &[("T", F32), ("Tidx", I32)], host_memory: &["reduction_indices"], make: reduction(TfReduction::$r) },
+            KernelDef { op: $name, constraints: &[("T", F32), ("Tidx", I64)], host_memory: &["reduction_indices"], make: reduction(TfReduction::$r) },
+        ]
+    };
+}
+
+/// Every kernel apu registers on its PluggableDevice.
+pub fn kernel_defs() -> Vec<KernelDef> {
+    let mut v = vec![
+        KernelDef { op: "Relu", constraints: T_F32, host_memory: &[], make: |_| Ok(TfOp::Relu) },
+        KernelDef { op: "Relu6", constraints: T_F32, host_memory: &[], make: |_| Ok(TfOp::Relu6) },
+        KernelDef { op: "Elu", constraints: T_F32, host_memory: &[], make: |_| Ok(TfOp::Elu) },
+        unary_def!("Neg", Neg),
+        unary_def!("Abs", Abs),
+        unary_def!("Exp", Exp),
+        unary_def!("Log", Log),
+        unary_def!("Tanh", Tanh),
+        unary_def!("Sigmoid", Sigmoid),
+        unary_def!("Sqrt", Sqrt),
+        unary_def!("Rsqrt", Rsqrt),
+        unary_def!("Square", Square),
+        binary_def!("AddV2", Add),
+        binary_def!("Add", Add),
+        binary_def!("Sub", Subtract),
+        binary_def!("Mul", Multiply),
+        binary_def!("RealDiv", Divide),
+        binary_def!("Maximum", Maximum),
+        binary_def!("Minimum", Minimum),
+        KernelDef {
+            op: "MatMul",
+            constraints: T_F32,
+            host_memory: &[],
+            make: |a| Ok(TfOp::MatMul { transpose_a: a.bool("transpose_a")?, transpose_b: a.bool("transpose_b")? }),
+        },
+        KernelDef {
+            op: "BatchMatMulV2",
+            constraints: T_F32,
+            host_memory: &[],
+            make: |a| Ok(TfOp::BatchMatMul { adj_x: a.bool("adj_x")?, adj_y: a.bool("adj_y")? }),
+        },
+        KernelDef { op: "BiasAdd", constraints: T_F32, host_memory: &[], make: |a| Ok(TfOp::BiasAdd { channels_first: channels_first(a)? }) },
+        KernelDef { op: "Softmax", constraints: T_F32, host_memory: &[], make: |_| Ok(TfOp::Softmax) },
+        KernelDef { op: "LogSoftmax", constraints: T_F32, host_memory: &[], make: |_| Ok(TfOp::LogSoftmax) },
+        KernelDef { op: "Cast", constraints: &[("SrcT", F32), ("DstT", I32)], host_memory: &[], make: |_| Ok(TfOp::Cast { to: ElementType::S32 }) },
+        KernelDef { op: "Cast", constraints: &[("SrcT", I32), ("DstT", F32)], host_memory: &[], make: |_| Ok(TfOp::Cast { to: ElementType::F32 }) },
+        KernelDef { op: "Conv2D", constraints: T_F32, host_memory: &[], make: conv2d },
+        KernelDef { op: "ReluGrad", constraints: T_F32, host_memory: &[], make: |_| Ok(TfOp::ReluGrad) },
+        KernelDef {
+            op: "BiasAddGrad",
+            constraints: T_F32,
+            host_memory: &[],
+            make: |a| Ok(TfOp::BiasAddGrad { channels_first: channels_first(a)? }),
+        },
+        KernelDef { op: "SoftmaxCrossEntropyWithLogits", constraints: T_F32, host_memory: &[], make: |_| Ok(TfOp::SoftmaxCrossEntropyWithLogits) },
+    ];
+    v.extend(reduce_defs!("Sum", Sum));
+    v.extend(reduce_defs!("Mean", Mean));
+    v.extend(reduce_defs!("Max", Max));
+    v.extend(reduce_defs!("Min", Min));
+    v
+}
+
+/// State of one constructed kernel: the op, or why its attributes were not acceptable (reported when
+/// it runs, where TensorFlow turns it into a Python exception).
+struct Kernel {
+    op_name: &'static str,
+    op: Result<TfOp, String>,
+}
+
+/// Per-registration data the create callback needs; TensorFlow's create callback gets no user pointer,
+/// so each registration gets its own monomorphised callback that indexes this table.
+static DEFS: std::sync::OnceLock<Vec<KernelDef>> = std::sync::OnceLock::new();
+
+unsafe extern "C" fn create<const I: usize>(ctx: *mut c::TF_OpKernelConstruction) -> *mut c_void {
+    let (Ok(api), Some(def)) = (symbols::api(), DEFS.get().and_then(|d| d.get(I))) else {
+        return std::ptr::null_mut();
+    };
+    let attrs = Attrs { api, ctx, _life: std::marker::PhantomData };
+    let op = catch_unwind(AssertUnwindSafe(|| (def.make)(&attrs))).unwrap_or_else(|_| Err("attribute reading panicked".into()));
+    Box::into_raw(Box::new(Kernel { op_name: def.op, op })) as *mut c_void
+}
+
+unsafe extern "C" fn delete(kernel: *mut c_void) {
+    if !kernel.is_null() {
+        drop(Box::from_raw(kernel as *mut Kernel));
+    }
+}
+
+fn tf_code(kind: ErrorKind) -> c::TF_Code {
+    match kind {
+        ErrorKind::Unimplemented => c::TF_Code_TF_UNIMPLEMENTED,
+        ErrorKind::InvalidArgument => c::TF_Code_TF_INVALID_ARGUMENT,
+        ErrorKind::Internal => c::TF_Code_TF_INTERNAL,
+    }
+}
+
+unsafe fn compute_inner(api: &'static TfApi, kernel: &Kernel, ctx: *mut c::TF_OpKernelContext) -> Result<(), (c::TF_Code, String)> {
+    let op = kernel.op.as_ref().map_err(|m| (c::TF_Code_TF_INVALID_ARGUMENT, m.clone()))?;
+    let wrap = |e: apu_compiler::Error| (tf_code(e.kind), e.to_string());
+    let n = (api.num_inputs.unwrap())(ctx);
+    let inputs = (0..n).map(|i| tf_io::read_input(api, ctx, i)).collect::<Result<Vec<_>, _>>().map_err(wrap)?;
+    let outputs = super::run_single_op(op, &inputs).map_err(wrap)?;
+    let expected = (api.num_outputs.unwrap())(ctx);
+    if outputs.len() as i32 != expected {
+        return Err((c::TF_Code_TF_INTERNAL, format!("produced {} outputs, TensorFlow expects {expected}", outputs.len())));
+    }
+    for (i, t) in outputs.iter().enumerate() {
+        tf_io::write_output(api, ctx, i as i32, t).map_err(wrap)?;
+    }
+    Ok(())
+}
+
+unsafe extern "C" fn compute(kernel: *mut c_void, ctx: *mut c::TF_OpKernelContext) {
+    let Ok(api) = symbols::api() else { return };
+    let Some(kernel) = (kernel as *const Kernel).as_ref() else { return };
+    let outcome = catch_unwind(AssertUnwindSafe(|| compute_inner(api, kernel, ctx)));
+    let (code, message) = match outcome {
+        Ok(Ok(())) => return,
+        Ok(Err(e)) => e,
+        Err(_) => (c::TF_Code_TF_INTERNAL, "apu kernel panicked".to_string()),
+    };
+    let status = OwnedStatus::new(api);
+    symbols::set_status(api, status.raw, code, &format!("apu: {} on APU failed: {message}", kernel.op_name));
+    (api.kernel_failure.unwrap())(ctx, status.raw);
+}
+
+macro_rules! creators {
+    ($($i:literal)*) => { [$(create::<$i> as unsafe extern "C" fn(*mut c::TF_OpKernelConstruction) -> *mut c_void),*] };
+}
+const CREATORS: [unsafe extern "C" fn(*mut c::TF_OpKernelConstruction) -> *mut c_void; 64] = creators!(
+    0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31
+    32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63
+);
+
+/// Registers every kernel for `device_type`; failures are logged, never fatal. Returns how many registered.
+pub fn register_all(device_type: &str) -> usize {
+    let api = match symbols::api() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("apu: cannot register TensorFlow kernels: {e}");
+            return 0;
+        }
+    };
+    let defs = DEFS.get_or_init(kernel_defs);
+    let device = CString::new(device_type).unwrap_or_default();
+    let mut registered = 0;
+    for (i, def) in defs.iter().enumerate() {
+        let Some(&creator) = CREATORS.get(i) else {
+            eprintln!("apu: too many kernel definitions; {} not registered", def.op);
+            continue;
+        };
+        let op = CString::new(def.op).unwrap_or_default();
+        let status = OwnedStatus::new(api);
+        // SAFETY: the names are NUL-terminated and the callbacks have the kernel C API's signatures.
+        unsafe {
+            let builder = (api.new_kernel_builder.unwrap())(op.as_ptr(), device.as_ptr(), Some(creator), Some(compute), Some(delete));
+            for (attr, ty) in def.constraints {
+                let a = CString::new(*attr).unwrap_or_default();
+                (api.kernel_builder_type_constraint.unwrap())(builder, a.as_ptr(), *ty, status.raw);
+            }
+            for arg in def.host_memory {
+                let a = CString::new(*arg).unwrap_or_default();
+                (api.kernel_builder_host_memory.unwrap())(builder, a.as_ptr());
+            }
+            if status.is_ok() {
+                let name = CString::new(format!("apu_{}_{i}", def.op)).unwrap_or_default();
+                (api.register_kernel_builder.unwrap())(name.as_ptr(), builder, status.raw);
+            }
+        }
+        if status.is_ok() {
+            registered += 1;
+        } else {
+            eprintln!("apu: registering kernel {} on {device_type} failed: {}", def.op, status.message());
+        }
+    }
+    registered
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_definition_has_a_create_callback() {
+        assert!(super::kernel_defs().len() <= super::CREATORS.len());
+    }
+}

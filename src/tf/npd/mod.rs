@@ -1,0 +1,6 @@
+//! The NextPluggableDevice side: `TFNPD_InitPlugin`'s parameters and table, with apu's PJRT table
+//! (`GetPjrtApi`, implemented in `crate::pjrt`) doing the work.
+
+pub mod host;
+pub mod plugin;
+pub mod shape;

@@ -1,0 +1,520 @@
+//! Compile and execute through the C API: real JAX programs from the shared samples, donation,
+//! executable metadata, serialization, and argument checking.
+#![allow(non_upper_case_globals, unused_unsafe)]
+
+mod common;
+use apu_compiler::ir::ElementType;
+use apu_runtime::Tensor;
+use common::*;
+
+fn pjrt_type(e: ElementType) -> PJRT_Buffer_Type {
+    match e {
+        ElementType::Pred => PJRT_Buffer_Type_PRED,
+        ElementType::S32 => PJRT_Buffer_Type_S32,
+        ElementType::U32 => PJRT_Buffer_Type_U32,
+        ElementType::F32 => PJRT_Buffer_Type_F32,
+        ElementType::F64 => PJRT_Buffer_Type_F64,
+        other => panic!("test does not map {other}"),
+    }
+}
+
+fn upload(client: &Client, t: &Tensor) -> Buffer {
+    client
+        .buffer_from_host(
+            t.bytes(),
+            pjrt_type(t.ty.elem),
+            &t.ty.shape,
+            None,
+            PJRT_HostBufferSemantics_kImmutableZeroCopy,
+        )
+        .unwrap()
+}
+
+/// Element-wise comparison: exact for integers, close for f32 (the reference is XLA:CPU).
+fn assert_close(name: &str, got: &[u8], want: &Tensor) {
+    assert_eq!(got.len(), want.bytes().len(), "{name}: byte size");
+    if want.ty.elem == ElementType::F32 {
+        for (i, (g, w)) in f32_values(got)
+            .iter()
+            .zip(f32_values(want.bytes()))
+            .enumerate()
+        {
+            let tol = 1e-5 * w.abs().max(1.0);
+            assert!(
+                (g - w).abs() <= tol || (g.is_nan() && w.is_nan()),
+                "{name}[{i}]: got {g}, want {w}"
+            );
+        }
+    } else {
+        assert_eq!(got, want.bytes(), "{name}");
+    }
+}
+
+#[test]
+fn jax_samples_compile_and_run_like_xla_cpu() {
+    let Some(dir) = samples_dir() else {
+        println!("skipped: samples not found");
+        return;
+    };
+    let client = Client::new();
+    let mut passed = Vec::new();
+    let mut unimplemented = Vec::new();
+    let mut names: Vec<String> = std::fs::read_dir(dir.join("jax"))
+        .unwrap()
+        .flatten()
+        .filter_map(|e| {
+            e.file_name()
+                .to_str()?
+                .strip_suffix(".io.npz")
+                .map(String::from)
+        })
+        .collect();
+    names.sort();
+    for name in &names {
+        let code = std::fs::read(dir.join(format!("jax/{name}.vhlo_v1_13_7.mlirbc"))).unwrap();
+        let options = std::fs::read(dir.join(format!("jax/{name}.compile_options.pb"))).unwrap();
+        let exe = match client.compile("mlir", &code, &options) {
+            Ok(e) => e,
+            Err(f) if f.code == PJRT_Error_Code_UNIMPLEMENTED => {
+                unimplemented.push(format!(
+                    "{name}: {}",
+                    f.message.lines().next().unwrap_or("")
+                ));
+                continue;
+            }
+            Err(f) => panic!("{name}: compile failed: {f:?}"),
+        };
+        let io = apu_runtime::npz::load_npz(&dir.join(format!("jax/{name}.io.npz"))).unwrap();
+        let inputs: Vec<Buffer> = io
+            .iter()
+            .filter(|(k, _)| k.starts_with("in"))
+            .map(|(_, t)| upload(&client, t))
+            .collect();
+        let refs: Vec<&Buffer> = inputs.iter().collect();
+        let outputs = exe
+            .execute(&refs, &[])
+            .unwrap_or_else(|f| panic!("{name}: execute failed: {f:?}"));
+        let expected: Vec<&(String, Tensor)> =
+            io.iter().filter(|(k, _)| k.starts_with("out")).collect();
+        assert_eq!(outputs.len(), expected.len(), "{name}: number of outputs");
+        for (out, (k, want)) in outputs.iter().zip(expected) {
+            assert_eq!(out.dims(), want.ty.shape, "{name} {k}: dims");
+            assert_eq!(
+                out.element_type(),
+                pjrt_type(want.ty.elem),
+                "{name} {k}: type"
+            );
+            assert_close(&format!("{name} {k}"), &out.to_host().unwrap(), want);
+        }
+        passed.push(name.clone());
+    }
+    println!("passed: {passed:?}\nunimplemented: {unimplemented:#?}");
+    assert!(
+        passed.iter().any(|n| n == "add") && passed.iter().any(|n| n == "matmul"),
+        "{passed:?}"
+    );
+}
+
+fn donate_program(client: &Client) -> Loaded {
+    client
+        .compile("mlir", &fixture("donate.vhlo_v1_0_0.mlirbc"), &[])
+        .unwrap()
+}
+
+#[test]
+fn donated_inputs_are_deleted_unless_marked_non_donatable() {
+    let client = Client::new();
+    let exe = donate_program(&client);
+    let x = client
+        .buffer_from_host(&f32_bytes(&[1.0; 8]), PJRT_Buffer_Type_F32, &[8], None, 0)
+        .unwrap();
+    let y = client
+        .buffer_from_host(&f32_bytes(&[0.5; 8]), PJRT_Buffer_Type_F32, &[8], None, 0)
+        .unwrap();
+
+    let out = exe.execute(&[&x, &y], &[0]).unwrap();
+    assert!(!x.is_deleted(), "non-donatable input must survive");
+    assert_eq!(f32_values(&out[0].to_host().unwrap()), vec![2.5; 8]);
+
+    let out = exe.execute(&[&x, &y], &[]).unwrap();
+    assert!(x.is_deleted(), "donated input must be marked deleted");
+    assert!(!y.is_deleted());
+    assert_eq!(f32_values(&out[0].to_host().unwrap()), vec![2.5; 8]);
+
+    let e = exe
+        .execute(&[&x, &y], &[])
+        .err()
+        .expect("a deleted argument is refused");
+    assert_eq!(e.code, PJRT_Error_Code_INVALID_ARGUMENT);
+}
+
+#[test]
+fn argument_types_are_checked() {
+    let client = Client::new();
+    let exe = donate_program(&client);
+    let wrong = client
+        .buffer_from_host(&[0u8; 16], PJRT_Buffer_Type_F32, &[4], None, 0)
+        .unwrap();
+    let y = client
+        .buffer_from_host(&f32_bytes(&[0.5; 8]), PJRT_Buffer_Type_F32, &[8], None, 0)
+        .unwrap();
+    let e = exe.execute(&[&wrong, &y], &[]).err().unwrap();
+    assert_eq!(e.code, PJRT_Error_Code_INVALID_ARGUMENT);
+    assert!(
+        e.message.contains("argument 0") && e.message.contains("[4]"),
+        "{}",
+        e.message
+    );
+    // Storage-only narrow types keep their caller-visible type.
+    let narrow = client
+        .buffer_from_host(&[0u8; 8], PJRT_Buffer_Type_F8E8M0FNU, &[8], None, 0)
+        .unwrap();
+    assert_eq!(narrow.element_type(), PJRT_Buffer_Type_F8E8M0FNU);
+    let e = exe.execute(&[&narrow, &y], &[]).err().unwrap();
+    assert!(e.message.contains("F8E8M0FNU"), "{}", e.message);
+    assert!(!wrong.is_deleted(), "a refused call has no side effects");
+    let e = exe.execute(&[&y], &[]).err().unwrap();
+    assert_eq!(e.code, PJRT_Error_Code_INVALID_ARGUMENT);
+}
+
+#[test]
+fn executable_metadata() {
+    let client = Client::new();
+    let exe = donate_program(&client);
+    exe.with_executable(|e| {
+        let mut n = args!(PJRT_Executable_NumOutputs_Args { executable: e });
+        call!(PJRT_Executable_NumOutputs, &mut n).unwrap();
+        assert_eq!(n.num_outputs, 1);
+        let mut t = args!(PJRT_Executable_OutputElementTypes_Args { executable: e });
+        call!(PJRT_Executable_OutputElementTypes, &mut t).unwrap();
+        assert_eq!(
+            unsafe { std::slice::from_raw_parts(t.output_types, t.num_output_types) },
+            &[PJRT_Buffer_Type_F32]
+        );
+        let mut d = args!(PJRT_Executable_OutputDimensions_Args { executable: e });
+        call!(PJRT_Executable_OutputDimensions, &mut d).unwrap();
+        assert_eq!(d.num_outputs, 1);
+        assert_eq!(unsafe { (*d.dim_sizes, *d.dims) }, (1, 8));
+        let mut k = args!(PJRT_Executable_OutputMemoryKinds_Args { executable: e });
+        call!(PJRT_Executable_OutputMemoryKinds, &mut k).unwrap();
+        assert_eq!(
+            unsafe { str_from(*k.memory_kinds, *k.memory_kind_sizes) },
+            "device"
+        );
+        let mut r = args!(PJRT_Executable_NumReplicas_Args { executable: e });
+        call!(PJRT_Executable_NumReplicas, &mut r).unwrap();
+        assert_eq!(r.num_replicas, 1);
+        let mut f = args!(PJRT_Executable_Fingerprint_Args { executable: e });
+        call!(PJRT_Executable_Fingerprint, &mut f).unwrap();
+        assert!(f.executable_fingerprint_size > 0);
+    });
+    let mut da = args!(PJRT_LoadedExecutable_GetDeviceAssignment_Args { executable: exe.0 });
+    call!(PJRT_LoadedExecutable_GetDeviceAssignment, &mut da).unwrap();
+    let bytes = unsafe {
+        std::slice::from_raw_parts(da.serialized_bytes as *const u8, da.serialized_bytes_size)
+    };
+    // replica_count 1, computation_count 1, one computation on device 0.
+    assert_eq!(bytes, &[0x08, 1, 0x10, 1, 0x1a, 3, 0x0a, 1, 0]);
+    unsafe { da.serialized_device_assignment_deleter.unwrap()(da.serialized_device_assignment) };
+    let mut ad = args!(PJRT_LoadedExecutable_AddressableDevices_Args { executable: exe.0 });
+    call!(PJRT_LoadedExecutable_AddressableDevices, &mut ad).unwrap();
+    assert_eq!(
+        unsafe { std::slice::from_raw_parts(ad.addressable_devices, ad.num_addressable_devices) },
+        &client.devices()[..]
+    );
+}
+
+#[test]
+fn serialize_then_deserialize_runs_the_same_program() {
+    let client = Client::new();
+    let exe = donate_program(&client);
+    let bytes = exe.with_executable(|e| {
+        let mut s = args!(PJRT_Executable_Serialize_Args { executable: e });
+        call!(PJRT_Executable_Serialize, &mut s).unwrap();
+        let out = unsafe {
+            std::slice::from_raw_parts(s.serialized_bytes as *const u8, s.serialized_bytes_size)
+        }
+        .to_vec();
+        unsafe { s.serialized_executable_deleter.unwrap()(s.serialized_executable) };
+        out
+    });
+    let mut d = args!(PJRT_Executable_DeserializeAndLoad_Args {
+        client: client.0,
+        serialized_executable: bytes.as_ptr() as *const _,
+        serialized_executable_size: bytes.len(),
+    });
+    call!(PJRT_Executable_DeserializeAndLoad, &mut d).unwrap();
+    let again = Loaded(d.loaded_executable);
+    let x = client
+        .buffer_from_host(&f32_bytes(&[3.0; 8]), PJRT_Buffer_Type_F32, &[8], None, 0)
+        .unwrap();
+    let y = client
+        .buffer_from_host(&f32_bytes(&[1.0; 8]), PJRT_Buffer_Type_F32, &[8], None, 0)
+        .unwrap();
+    let out = again.execute(&[&x, &y], &[0]).unwrap();
+    assert_eq!(f32_values(&out[0].to_host().unwrap()), vec![7.0; 8]);
+    let mut bad = args!(PJRT_Executable_DeserializeAndLoad_Args {
+        client: client.0,
+        serialized_executable: bytes.as_ptr() as *const _,
+        serialized_executable_size: bytes.len() - 1,
+    });
+    assert_eq!(
+        call!(PJRT_Executable_DeserializeAndLoad, &mut bad)
+            .unwrap_err()
+            .code,
+        PJRT_Error_Code_INVALID_ARGUMENT
+    );
+}
+
+/// `CompileOptionsProto { executable_build_options { num_replicas: n } }`.
+fn replicated_options(n: u8) -> Vec<u8> {
+    vec![(3 << 3) | 2, 2, 4 << 3, n]
+}
+
+fn client_with_devices(n: i64) -> Client {
+    let name = "num_devices";
+    let mut nv = args!(PJRT_NamedValue);
+    nv.name = name.as_ptr() as *const _;
+    nv.name_size = name.len();
+    nv.type_ = PJRT_NamedValue_kInt64;
+    nv.__bindgen_anon_1.int64_value = n;
+    nv.value_size = 1;
+    Client::with_options(&[nv])
+}
+
+#[test]
+fn partitioned_programs_are_refused_at_compile_time() {
+    let client = client_with_devices(2);
+    // executable_build_options { num_partitions: 2 }
+    let options = [(3 << 3) | 2, 2, 5 << 3, 2];
+    let e = client
+        .compile("mlir", &fixture("donate.vhlo_v1_0_0.mlirbc"), &options)
+        .err()
+        .unwrap();
+    assert_eq!(e.code, PJRT_Error_Code_UNIMPLEMENTED);
+    assert!(
+        e.message.contains("partitioned over 2 devices"),
+        "{}",
+        e.message
+    );
+}
+
+#[test]
+fn replicated_program_runs_once_per_device() {
+    let client = client_with_devices(2);
+    let exe = client
+        .compile(
+            "mlir",
+            &fixture("donate.vhlo_v1_0_0.mlirbc"),
+            &replicated_options(2),
+        )
+        .unwrap();
+    let mut ad = args!(PJRT_LoadedExecutable_AddressableDevices_Args { executable: exe.0 });
+    call!(PJRT_LoadedExecutable_AddressableDevices, &mut ad).unwrap();
+    let devices = client.devices();
+    assert_eq!(
+        unsafe { std::slice::from_raw_parts(ad.addressable_devices, ad.num_addressable_devices) },
+        &devices[..]
+    );
+
+    // One argument list per device, each with its own buffers on that device.
+    let make = |d: usize, v: f32| {
+        let data = f32_bytes(&[v; 8]);
+        let dims = [8i64];
+        let mut a = args!(PJRT_Client_BufferFromHostBuffer_Args {
+            client: client.0,
+            data: data.as_ptr() as *const _,
+            type_: PJRT_Buffer_Type_F32,
+            dims: dims.as_ptr(),
+            num_dims: 1,
+            device: devices[d],
+        });
+        call!(PJRT_Client_BufferFromHostBuffer, &mut a).unwrap();
+        destroy_event(a.done_with_host_buffer);
+        Buffer(a.buffer)
+    };
+    let (x0, y0, x1, y1) = (make(0, 1.0), make(0, 1.0), make(1, 10.0), make(1, 5.0));
+    let lists = [[x0.0, y0.0], [x1.0, y1.0]];
+    let list_ptrs = [lists[0].as_ptr(), lists[1].as_ptr()];
+    let mut outs = [[std::ptr::null_mut::<PJRT_Buffer>(); 1]; 2];
+    let out_ptrs = [outs[0].as_mut_ptr(), outs[1].as_mut_ptr()];
+    let mut events = [std::ptr::null_mut::<PJRT_Event>(); 2];
+    let mut a = args!(PJRT_LoadedExecutable_Execute_Args {
+        executable: exe.0,
+        argument_lists: list_ptrs.as_ptr(),
+        num_devices: 2,
+        num_args: 2,
+        output_lists: out_ptrs.as_ptr(),
+        device_complete_events: events.as_mut_ptr(),
+    });
+    call!(PJRT_LoadedExecutable_Execute, &mut a).unwrap();
+    for e in events {
+        await_event(e).unwrap();
+        destroy_event(e);
+    }
+    let (o0, o1) = (Buffer(outs[0][0]), Buffer(outs[1][0]));
+    assert_eq!(f32_values(&o0.to_host().unwrap()), vec![3.0; 8]);
+    assert_eq!(f32_values(&o1.to_host().unwrap()), vec![25.0; 8]);
+    let mut d = args!(PJRT_Buffer_Device_Args { buffer: o1.0 });
+    call!(PJRT_Buffer_Device, &mut d).unwrap();
+    assert_eq!(d.device, devices[1]);
+    // Options with a null options pointer: donation applies.
+    assert!(x0.is_deleted() && x1.is_deleted());
+}
+
+#[test]
+fn concurrent_compiles_and_executions_from_many_threads() {
+    let client = client_with_devices(2);
+    let code = fixture("donate.vhlo_v1_0_0.mlirbc");
+    std::thread::scope(|s| {
+        for t in 0..4 {
+            let client = &client;
+            let code = &code;
+            s.spawn(move || {
+                let exe = client.compile("mlir", code, &[]).unwrap();
+                for i in 0..20 {
+                    let v = (t * 100 + i) as f32;
+                    let x = client
+                        .buffer_from_host(&f32_bytes(&[v; 8]), PJRT_Buffer_Type_F32, &[8], None, 0)
+                        .unwrap();
+                    let y = client
+                        .buffer_from_host(
+                            &f32_bytes(&[1.0; 8]),
+                            PJRT_Buffer_Type_F32,
+                            &[8],
+                            None,
+                            0,
+                        )
+                        .unwrap();
+                    let out = exe.execute(&[&x, &y], &[0]).unwrap();
+                    assert_eq!(
+                        f32_values(&out[0].to_host().unwrap()),
+                        vec![2.0 * v + 1.0; 8]
+                    );
+                }
+            });
+        }
+    });
+}
+
+#[test]
+fn key_value_callback_fields_are_never_read() {
+    // Single-process JAX leaves these fields uninitialized; they must not be touched.
+    let mut a = args!(PJRT_Client_Create_Args);
+    unsafe {
+        let garbage = 0xdead_beef_usize;
+        a.kv_get_callback = std::mem::transmute::<usize, PJRT_KeyValueGetCallback>(garbage);
+        a.kv_put_callback = std::mem::transmute::<usize, PJRT_KeyValuePutCallback>(garbage);
+        a.kv_try_get_callback = std::mem::transmute::<usize, PJRT_KeyValueTryGetCallback>(garbage);
+        a.kv_get_user_arg = garbage as *mut _;
+        a.kv_put_user_arg = garbage as *mut _;
+    }
+    call!(PJRT_Client_Create, &mut a).unwrap();
+    drop(Client(a.client));
+    // An older caller whose struct ends at `client` (no try-get fields) is accepted too.
+    let mut short = args!(PJRT_Client_Create_Args);
+    short.struct_size = std::mem::offset_of!(PJRT_Client_Create_Args, kv_try_get_callback);
+    call!(PJRT_Client_Create, &mut short).unwrap();
+    drop(Client(short.client));
+}
+
+#[test]
+fn execute_options_of_jaxlib_size_are_honoured() {
+    // jaxlib 0.10.2 passes PJRT_ExecuteOptions with struct_size 144; an older caller may pass less,
+    // in which case `non_donatable_input_indices` does not exist and must not be read.
+    let client = Client::new();
+    let exe = donate_program(&client);
+    let x = client
+        .buffer_from_host(&f32_bytes(&[1.0; 8]), PJRT_Buffer_Type_F32, &[8], None, 0)
+        .unwrap();
+    let y = client
+        .buffer_from_host(&f32_bytes(&[1.0; 8]), PJRT_Buffer_Type_F32, &[8], None, 0)
+        .unwrap();
+    let keep = [0i64];
+    let mut options = args!(PJRT_ExecuteOptions {
+        non_donatable_input_indices: keep.as_ptr(),
+        num_non_donatable_input_indices: 1,
+    });
+    options.struct_size = std::mem::offset_of!(PJRT_ExecuteOptions, non_donatable_input_indices);
+    let args_list = [x.0, y.0];
+    let lists = [args_list.as_ptr()];
+    let mut out = [std::ptr::null_mut::<PJRT_Buffer>()];
+    let outs = [out.as_mut_ptr()];
+    let mut a = args!(PJRT_LoadedExecutable_Execute_Args {
+        executable: exe.0,
+        options: &mut options,
+        argument_lists: lists.as_ptr(),
+        num_devices: 1,
+        num_args: 2,
+        output_lists: outs.as_ptr(),
+    });
+    call!(PJRT_LoadedExecutable_Execute, &mut a).unwrap();
+    let result = Buffer(out[0]);
+    assert_eq!(f32_values(&result.to_host().unwrap()), vec![3.0; 8]);
+    assert!(
+        x.is_deleted(),
+        "the short options struct has no non-donatable list, so x is donated"
+    );
+}
+
+#[test]
+fn error_buffers_fail_their_consumers() {
+    let client = Client::new();
+    let exe = donate_program(&client);
+    let dims = [8i64];
+    let msg = "producer failed";
+    let mut a = args!(PJRT_Client_CreateErrorBuffer_Args {
+        client: client.0,
+        error_code: PJRT_Error_Code_ABORTED,
+        error_message: msg.as_ptr() as *const _,
+        error_message_size: msg.len(),
+        shape_dims: dims.as_ptr(),
+        shape_num_dims: 1,
+        shape_element_type: PJRT_Buffer_Type_F32,
+        memory: client.memories()[0],
+    });
+    call!(PJRT_Client_CreateErrorBuffer, &mut a).unwrap();
+    let bad = Buffer(a.buffer);
+    assert!(bad.to_host().unwrap_err().message.contains(msg));
+    let y = client
+        .buffer_from_host(&f32_bytes(&[1.0; 8]), PJRT_Buffer_Type_F32, &[8], None, 0)
+        .unwrap();
+    let e = exe
+        .execute(&[&bad, &y], &[0])
+        .err()
+        .expect("the run inherits the error");
+    assert!(e.message.contains(msg), "{}", e.message);
+}
+
+#[test]
+fn compile_without_client_then_load() {
+    let client = Client::new();
+    let code = fixture("donate.vhlo_v1_0_0.mlirbc");
+    let format = "mlir";
+    let program = args!(PJRT_Program {
+        code: code.as_ptr() as *mut _,
+        code_size: code.len(),
+        format: format.as_ptr() as *const _,
+        format_size: format.len(),
+    });
+    let mut c = args!(PJRT_Compile_Args { program: &program });
+    call!(PJRT_Compile, &mut c).unwrap();
+    let mut l = args!(PJRT_Client_Load_Args {
+        client: client.0,
+        executable: c.executable
+    });
+    call!(PJRT_Client_Load, &mut l).unwrap();
+    let mut d = args!(PJRT_Executable_Destroy_Args {
+        executable: c.executable
+    });
+    call!(PJRT_Executable_Destroy, &mut d).unwrap();
+    let loaded = Loaded(l.loaded_executable);
+    let x = client
+        .buffer_from_host(&f32_bytes(&[2.0; 8]), PJRT_Buffer_Type_F32, &[8], None, 0)
+        .unwrap();
+    let y = client
+        .buffer_from_host(&f32_bytes(&[1.0; 8]), PJRT_Buffer_Type_F32, &[8], None, 0)
+        .unwrap();
+    let out = loaded.execute(&[&x, &y], &[]).unwrap();
+    assert_eq!(f32_values(&out[0].to_host().unwrap()), vec![5.0; 8]);
+}
