@@ -4,6 +4,7 @@
 //! This crate never sees FFI: the plugin hands it bytes and a format string.
 
 pub mod bytecode;
+pub mod chlo;
 pub mod error;
 pub mod hlo;
 pub mod ir;

@@ -108,3 +108,18 @@ fn every_expansion_validates_in_every_float_type() {
         apu_compiler::valid::validate(parse_module(&text).unwrap()).unwrap();
     }
 }
+
+#[test]
+fn two_operand_expansions_validate_in_every_float_type() {
+    for op in ["zeta", "polygamma", "next_after"] {
+        for ty in ["f32", "f64", "f16", "bf16"] {
+            let t = format!("tensor<3x{ty}>");
+            let text = format!("func.func @main(%arg0: {t}, %arg1: {t}) -> {t} {{\n  %0 = chlo.{op} %arg0, %arg1 : {t}, {t} -> {t}\n  return %0 : {t}\n}}\n");
+            let m = parse_module(&text).unwrap_or_else(|e| panic!("chlo.{op} on {ty}: {e}"));
+            apu_compiler::valid::validate(m).unwrap_or_else(|e| panic!("chlo.{op} on {ty}: {e}"));
+        }
+    }
+    // Mismatched operand types are an error naming the op, not a panic.
+    let e = parse_module("func.func @main(%arg0: tensor<3xf32>, %arg1: tensor<3xf64>) -> tensor<3xf32> {\n  %0 = chlo.zeta %arg0, %arg1 : tensor<3xf32>, tensor<3xf64> -> tensor<3xf32>\n  return %0 : tensor<3xf32>\n}\n").unwrap_err();
+    assert!(e.to_string().contains("zeta"), "{e}");
+}

@@ -155,3 +155,18 @@ fn every_project_fixture_runs_through_every_reader_and_matches_jax() {
     let n = run_dir(dir, &mut passed, &mut failures);
     report("project fixtures", n, &passed, &failures);
 }
+
+/// Programs in the directory named by `APU_PIPELINE_DIR` (same naming: `<name>.io.npz` beside any of
+/// the forms), e.g. a batch of JAX programs written out for a one-off check. Ignored by default:
+/// `APU_PIPELINE_DIR=dir cargo test -p apu-runtime --test pipeline_samples -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn every_program_in_apu_pipeline_dir_matches_jax() {
+    let Some(dir) = std::env::var_os("APU_PIPELINE_DIR") else {
+        eprintln!("skipped: set APU_PIPELINE_DIR");
+        return;
+    };
+    let (mut passed, mut failures) = (BTreeMap::new(), Vec::new());
+    let n = run_dir(Path::new(&dir), &mut passed, &mut failures);
+    report("APU_PIPELINE_DIR programs", n, &passed, &failures);
+}

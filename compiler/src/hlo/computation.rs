@@ -84,8 +84,6 @@ pub(super) struct ModuleReader<'p> {
     pub functions: Vec<Function>,
     /// Computation id → index in `functions`, for computations reached through `call`.
     function_of: HashMap<i64, usize>,
-    /// Helper functions apu synthesises (e.g. erf expansions), by name.
-    pub helpers: HashMap<String, usize>,
     /// Computations being translated, innermost last (bounds nesting, detects cycles).
     active: Vec<i64>,
     /// The module's source positions, for locations.
@@ -104,7 +102,6 @@ impl<'p> ModuleReader<'p> {
             computations: by_id,
             functions: Vec::new(),
             function_of: HashMap::new(),
-            helpers: HashMap::new(),
             active: Vec::new(),
             frames,
         })

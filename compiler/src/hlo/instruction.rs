@@ -74,7 +74,8 @@ impl<'p> ModuleReader<'p> {
                 f,
                 ops,
             ),
-            op if super::expand::EXPANDED_OPCODES.contains(&op) => self.expanded(f, ops, op, &values, &ty, &loc),
+            op if super::expand::EXPANDED_OPCODES.contains(&op) => super::expand::elementwise(f, ops, op, &values, &ty, &loc),
+            "topk" => super::expand::top_k(f, ops, inst, &values, &ty, &loc),
 
             // Producers.
             "iota" => simple(OpKind::Iota { dimension: attrs::one_dimension(inst)? }, f, ops),

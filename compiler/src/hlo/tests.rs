@@ -236,13 +236,14 @@ fn jax_scan_while_carries_flattened_state() {
 }
 
 #[test]
-fn jax_misc_ops_erf_is_a_composite_with_a_decomposition() {
+fn jax_misc_ops_erf_is_expanded_inline() {
     let Some(m) = read_sample("jax", "misc_ops") else { return };
     let entry = m.entry_function();
-    let erf = entry.body.ops.iter().find(|o| matches!(&o.kind, OpKind::Composite { name, .. } if name == "chlo.erf"));
-    let Some(Op { kind: OpKind::Composite { decomposition, .. }, .. }) = erf else { panic!("no chlo.erf composite") };
-    let f = m.function(decomposition).expect("decomposition function exists");
-    assert_eq!(f.param_types(), f.result_types);
+    // The shared CHLO expansion: erf is the clamped rational polynomial, with no composite or
+    // helper function left behind.
+    assert!(!entry.body.ops.iter().any(|o| matches!(o.kind, OpKind::Composite { .. })));
+    assert!(entry.body.ops.iter().any(|o| o.kind == OpKind::Clamp));
+    assert!(entry.body.ops.iter().any(|o| o.kind == OpKind::Binary(crate::ir::BinaryOp::Divide)));
     // Reduce with a two-input combiner (argmax) and reduce_window (cumsum) are present.
     let all: Vec<&Op> = m.functions.iter().flat_map(ops_of).collect();
     assert!(all.iter().any(|o| matches!(o.kind, OpKind::Reduce { .. }) && o.operands.len() == 4 && o.results.len() == 2));
@@ -565,6 +566,30 @@ mod synthetic {
     }
     fn module(entry: i64, computations: Vec<HloComputationProto>) -> proto::HloModuleProto {
         proto::HloModuleProto { name: "synthetic".into(), entry_computation_id: entry, computations, ..Default::default() }
+    }
+
+    /// `topk` with `largest` false sorts ascending; a k beyond the last dimension is an error.
+    #[test]
+    fn topk_smallest_and_bad_k() {
+        use PrimitiveType::{F32, S32};
+        let topk = |k: i64, largest: bool| {
+            let mut t = inst(2, "topk", tuple(vec![array(F32, &[3, 2]), array(S32, &[3, 2])]), &[1]);
+            t.k = k;
+            t.largest = largest;
+            module(1, vec![comp(1, "entry", vec![inst(1, "parameter", array(F32, &[3, 5]), &[]), t])])
+        };
+        let m = module_from_proto(&topk(2, false)).unwrap();
+        let f = m.entry_function();
+        let kinds: Vec<&str> = f.body.ops.iter().map(|o| o.kind.name()).collect();
+        assert_eq!(kinds, ["iota", "sort", "slice", "slice"]);
+        let sort = &f.body.ops[1];
+        let cmp = &sort.regions[0].ops[0].kind;
+        assert!(matches!(cmp, OpKind::Compare { direction: crate::ir::ComparisonDirection::Lt, .. }), "{cmp:?}");
+        assert_eq!(f.result_types.len(), 2);
+        crate::valid::validate(m).unwrap();
+
+        let e = module_from_proto(&topk(6, true)).unwrap_err();
+        assert!(e.to_string().contains("k = 6"), "{e}");
     }
 
     #[test]

@@ -3,8 +3,9 @@
 //! Layout: `lexer` (tokens with byte spans), `parser` (types, attributes, locations), `ops`
 //! (modules, functions, regions, generic ops), `pretty` (custom op forms), `opdefs` (op name +
 //! attributes ↔ [`crate::ir::OpKind`], shared with the printer), `literal_text` and `minifloat`
-//! (`dense<...>` values), `chlo*` (CHLO ops expanded into IR ops at read time: erf, erf_inv, erfc,
-//! lgamma, digamma, top_k, inverse trigonometric/hyperbolic functions, ...).
+//! (`dense<...>` values), `chlo` (CHLO ops expanded into IR ops at read time by the shared
+//! [`crate::chlo`] expansions: erf, erf_inv, erfc, lgamma, digamma, top_k, inverse
+//! trigonometric/hyperbolic functions, ...).
 //!
 //! Errors name `line:column` and what was expected; unsupported constructs (dynamic shapes,
 //! quantized types, unknown ops) are UNIMPLEMENTED errors. Ops without a `loc(...)` get the
@@ -14,9 +15,6 @@
 
 pub mod attr;
 mod chlo;
-mod chlo_f64;
-mod chlo_gamma;
-mod chlo_math;
 pub mod lexer;
 pub mod literal_text;
 mod minifloat;

@@ -579,7 +579,7 @@ impl<'a> Parser<'a> {
         let loc = syn.loc.clone().unwrap_or_else(|| self.text_loc(syn.pos));
         let location = self.placeholder_location(loc);
         let results = if syn.name.starts_with("chlo.") {
-            let mut b = super::chlo::Builder { fs, out, location };
+            let mut b = crate::chlo::Builder::new(&mut fs.func, out, location);
             super::chlo::expand(&mut b, &syn).map_err(|e| match e.kind {
                 crate::error::ErrorKind::Unimplemented => self.unimplemented_at(syn.pos, format!("{}: {}", syn.name, e.message)),
                 _ => err(self, e.message),

@@ -48,7 +48,8 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    /// `: t` (every operand and the result have type t), `: t -> r`, or `: (ts) -> rs`.
+    /// `: t` (every operand and the result have type t), `: t -> r`, `: t1, t2 -> r` (one type per
+    /// operand) or `: (ts) -> rs`.
     fn parse_uniform_or_function_types(&mut self, syn: &mut OpSyntax) -> Result<()> {
         self.expect_punct(":")?;
         let start = self.tok.start;
@@ -56,6 +57,16 @@ impl<'a> Parser<'a> {
             SynType::Function(ins, outs) => {
                 syn.operand_types = Some(ins);
                 syn.result_types = outs;
+            }
+            SynType::Value(t) if self.at_punct(",") => {
+                // `: t1, t2 -> r` (CHLO binary ops): one type per operand, then the results.
+                let mut ins = vec![t];
+                while self.eat_punct(",")? {
+                    ins.push(self.parse_type()?);
+                }
+                self.expect_punct("->")?;
+                syn.operand_types = Some(ins);
+                syn.result_types = self.parse_result_types()?;
             }
             SynType::Value(t) => {
                 syn.operand_types = Some(vec![t.clone(); syn.operands.len()]);

@@ -2,7 +2,7 @@
 //! and polynomial approximations that StableHLO's CHLO legalization uses (Cephes-derived; the
 //! coefficients are those numbers, the op sequences are written here in apu's own form).
 
-use super::chlo::Builder;
+use super::Builder;
 use crate::ir::*;
 use crate::Result;
 

@@ -1,7 +1,7 @@
 //! `chlo.lgamma` and `chlo.digamma` by the Lanczos approximation (g = 7, 9 terms), with the
 //! reflection formula for x < 1/2 — the method XLA uses for these functions.
 
-use super::chlo::Builder;
+use super::Builder;
 use crate::ir::*;
 use crate::Result;
 

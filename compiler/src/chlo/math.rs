@@ -1,8 +1,9 @@
-//! CHLO math ops with closed-form expansions into IR ops (f32 and f64; f16/bf16 go through f32).
+//! CHLO math functions with closed-form expansions into IR ops (f32 and f64; f16/bf16 go through
+//! f32).
 //! These follow the textbook identities with care for the usual cancellation and overflow spots;
 //! they are not bit-identical to XLA's own expansions.
 
-use super::chlo::{Builder, Expansion};
+use super::{Builder, Expansion};
 use crate::ir::*;
 use crate::Result;
 
@@ -19,8 +20,8 @@ pub(super) fn formula(op: &str) -> Option<Expansion> {
         "acosh" => acosh,
         "atanh" => atanh,
         "is_inf" => is_inf,
-        "lgamma" => super::chlo_gamma::lgamma,
-        "digamma" => super::chlo_gamma::digamma,
+        "lgamma" => super::gamma::lgamma,
+        "digamma" => super::gamma::digamma,
         "is_pos_inf" => |b, x, ty| inf_compare(b, x, ty, f64::INFINITY),
         "is_neg_inf" => |b, x, ty| inf_compare(b, x, ty, f64::NEG_INFINITY),
         _ => return None,
@@ -84,24 +85,51 @@ fn acos(b: &mut Builder, x: ValueId, ty: &TensorType) -> Result<ValueId> {
     Ok(b.select(at_m1, pi, r))
 }
 
-/// sinh(x) = (expm1(x) - expm1(-x)) / 2: the two terms have opposite signs, so nothing cancels.
+/// Above this |x| e^|x| overflows while e^|x|/2 may not, so sinh/cosh switch to e^(|x| - ln 2).
+fn exp_overflow(ty: &TensorType) -> f64 {
+    if ty.elem == ElementType::F64 {
+        709.0
+    } else {
+        88.0
+    }
+}
+
+/// e^(|x| - ln 2) = e^|x|/2 without overflowing before the result does (a few ulps less precise
+/// than exp(x)/2, so only used past `exp_overflow`), and whether |x| is past it.
+fn half_exp_abs(b: &mut Builder, x: ValueId, ty: &TensorType) -> Result<(ValueId, ValueId)> {
+    let a = b.un(UnaryOp::Abs, x);
+    let ln2 = b.splat(std::f64::consts::LN_2, ty)?;
+    let shifted = b.bin(BinaryOp::Subtract, a, ln2);
+    let limit = b.splat(exp_overflow(ty), ty)?;
+    let huge = b.compare(ComparisonDirection::Gt, a, limit, &pred_of(ty));
+    Ok((b.un(UnaryOp::Exponential, shifted), huge))
+}
+
+/// sinh(x) = (expm1(x) - expm1(-x)) / 2: the two terms have opposite signs, so nothing cancels;
+/// sign(x)·e^(|x| - ln 2) for huge |x|.
 fn sinh(b: &mut Builder, x: ValueId, ty: &TensorType) -> Result<ValueId> {
     let e1 = b.un(UnaryOp::ExponentialMinusOne, x);
     let nx = b.un(UnaryOp::Negate, x);
     let e2 = b.un(UnaryOp::ExponentialMinusOne, nx);
     let d = b.bin(BinaryOp::Subtract, e1, e2);
     let half = b.splat(0.5, ty)?;
-    Ok(b.bin(BinaryOp::Multiply, d, half))
+    let moderate = b.bin(BinaryOp::Multiply, d, half);
+    let (h, huge) = half_exp_abs(b, x, ty)?;
+    let s = b.un(UnaryOp::Sign, x);
+    let big = b.bin(BinaryOp::Multiply, s, h);
+    Ok(b.select(huge, big, moderate))
 }
 
-/// cosh(x) = (exp(x) + exp(-x)) / 2.
+/// cosh(x) = (exp(x) + exp(-x)) / 2, and e^(|x| - ln 2) for huge |x|.
 fn cosh(b: &mut Builder, x: ValueId, ty: &TensorType) -> Result<ValueId> {
     let e1 = b.un(UnaryOp::Exponential, x);
     let nx = b.un(UnaryOp::Negate, x);
     let e2 = b.un(UnaryOp::Exponential, nx);
     let s = b.bin(BinaryOp::Add, e1, e2);
     let half = b.splat(0.5, ty)?;
-    Ok(b.bin(BinaryOp::Multiply, s, half))
+    let moderate = b.bin(BinaryOp::Multiply, s, half);
+    let (h, huge) = half_exp_abs(b, x, ty)?;
+    Ok(b.select(huge, h, moderate))
 }
 
 /// asinh(x) = sign(x)·log1p(|x| + x²/(1 + sqrt(x² + 1))), and sign(x)·(log|x| + ln 2) for huge |x|.
