@@ -1,0 +1,234 @@
+//! The execution plan: an immutable list of steps over numbered buffer slots, built from a
+//! [`crate::valid::ValidModule`] by [`lower::lower`]. The runtime executes it; ops without a fast
+//! kernel become [`StepKind::Fallback`] steps that the runtime hands to the reference interpreter.
+//!
+//! Kernels the plan may use are decided by the runtime through [`Capabilities`], so that the two
+//! cannot disagree about what a fused kernel can evaluate.
+
+pub mod lower;
+pub mod view;
+
+use crate::ir::{BinaryOp, ComparisonDirection, ComparisonType, ElementType, Literal, Module, Op, TensorType, UnaryOp, ValueId};
+pub use view::View;
+
+/// Index of a buffer slot in [`Plan::slots`].
+pub type SlotId = usize;
+
+/// What the runtime's kernels implement; asked by the lowering for every candidate op.
+pub trait Capabilities {
+    /// Whether fused kernels handle values of this element type at all.
+    fn fused_elem(&self, elem: ElementType) -> bool;
+    fn unary(&self, op: UnaryOp, elem: ElementType) -> bool;
+    fn binary(&self, op: BinaryOp, elem: ElementType) -> bool;
+    fn compare(&self, dir: ComparisonDirection, ty: Option<ComparisonType>, elem: ElementType) -> bool;
+    fn convert(&self, from: ElementType, to: ElementType) -> bool;
+    /// Whether a reduce with this combiner on this type has a kernel.
+    fn reduce(&self, op: BinaryOp, elem: ElementType) -> bool;
+    /// Whether dot_general with these operand/result types has a GEMM kernel.
+    fn dot(&self, lhs: ElementType, rhs: ElementType, out: ElementType) -> bool;
+}
+
+/// A scalar constant inside a fused kernel, already of the register's element type.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum KScalar {
+    F32(f32),
+    F64(f64),
+    S32(i32),
+    S64(i64),
+    U32(u32),
+    Pred(bool),
+}
+
+/// Index of an instruction's result inside one [`Expr`].
+pub type Reg = usize;
+
+/// One instruction of a fused elementwise expression, evaluated over the kernel's output index
+/// space (every instruction has the kernel's shape).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Instr {
+    /// Reads input `input` (an index into the kernel's `inputs`) through a strided view.
+    Load { input: usize, view: View },
+    Const(KScalar),
+    /// The coordinate along `dim` of the kernel's shape.
+    Iota { dim: usize },
+    Unary(UnaryOp, Reg),
+    Binary(BinaryOp, Reg, Reg),
+    Compare(ComparisonDirection, Option<ComparisonType>, Reg, Reg),
+    Select(Reg, Reg, Reg),
+    /// `clamp(lo, x, hi)`.
+    Clamp(Reg, Reg, Reg),
+    Convert(Reg),
+}
+
+/// A fused expression in SSA form: `instrs[i]` produces register `i` of element type `elems[i]`;
+/// the last instruction is the result.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Expr {
+    pub instrs: Vec<Instr>,
+    pub elems: Vec<ElementType>,
+}
+
+impl Expr {
+    pub fn push(&mut self, instr: Instr, elem: ElementType) -> Reg {
+        self.instrs.push(instr);
+        self.elems.push(elem);
+        self.instrs.len() - 1
+    }
+    pub fn result(&self) -> Reg {
+        self.instrs.len() - 1
+    }
+}
+
+/// An elementwise kernel: `out[i] = expr(i)` over the shape of `out`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FusedKernel {
+    pub out: SlotId,
+    pub shape: Vec<i64>,
+    pub inputs: Vec<SlotId>,
+    pub expr: Expr,
+    /// Inputs read contiguously at the output's index with the output's byte size, whose last use
+    /// is this kernel: the runtime may write the result into one of their buffers.
+    pub in_place: Vec<usize>,
+}
+
+/// Which axes a reduction folds, in a shape the kernels handle directly.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReduceLayout {
+    /// Input viewed as `[outer, inner]`; the `inner` (trailing) axes are reduced. Covers "all axes".
+    Rows { outer: usize, inner: usize },
+    /// Input viewed as `[outer, inner]`; the `outer` (leading) axes are reduced.
+    Columns { outer: usize, inner: usize },
+}
+
+/// `out = combine(init, fold(combine, input))` where `input` is a fused expression over the
+/// reduce's input shape.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReduceKernel {
+    pub out: SlotId,
+    pub combiner: BinaryOp,
+    pub elem: ElementType,
+    pub layout: ReduceLayout,
+    pub input_shape: Vec<i64>,
+    pub inputs: Vec<SlotId>,
+    pub expr: Expr,
+    /// The init value: a scalar slot or a constant.
+    pub init: Operand,
+}
+
+/// A scalar operand that is either a constant or read from a slot.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Operand {
+    Const(KScalar),
+    Slot(SlotId),
+}
+
+/// `dot_general` as (batched) GEMM: `out[b, m, n] = sum_k lhs[b, m, k] * rhs[b, k, n]` with the
+/// operands addressed through element strides (so transposes cost nothing).
+#[derive(Clone, Debug, PartialEq)]
+pub struct DotKernel {
+    pub out: SlotId,
+    pub elem: ElementType,
+    pub lhs: SlotId,
+    pub rhs: SlotId,
+    pub batch: usize,
+    pub m: usize,
+    pub n: usize,
+    pub k: usize,
+    /// (batch stride, row stride over m, column stride over k) in elements, plus a start offset.
+    pub lhs_strides: [isize; 3],
+    pub lhs_offset: usize,
+    /// (batch stride, row stride over k, column stride over n) in elements, plus a start offset.
+    pub rhs_strides: [isize; 3],
+    pub rhs_offset: usize,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum StepKind {
+    Elementwise(FusedKernel),
+    Reduce(ReduceKernel),
+    Dot(DotKernel),
+    /// `dst` shares `src`'s buffer (a reshape of a contiguous value).
+    Alias { src: SlotId, dst: SlotId },
+    /// One op run by the interpreter. `captured` are values defined outside the op's regions
+    /// that the regions read.
+    Fallback { op: Op, inputs: Vec<SlotId>, captured: Vec<(ValueId, SlotId)>, outputs: Vec<SlotId> },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Step {
+    pub kind: StepKind,
+    /// Slots whose last use is this step: their buffers may be recycled afterwards.
+    pub free_after: Vec<SlotId>,
+}
+
+impl StepKind {
+    /// Slots the step reads.
+    pub fn reads(&self) -> Vec<SlotId> {
+        match self {
+            StepKind::Elementwise(k) => k.inputs.clone(),
+            StepKind::Reduce(k) => {
+                let mut v = k.inputs.clone();
+                if let Operand::Slot(s) = k.init {
+                    v.push(s);
+                }
+                v
+            }
+            StepKind::Dot(d) => vec![d.lhs, d.rhs],
+            StepKind::Alias { src, .. } => vec![*src],
+            StepKind::Fallback { inputs, captured, .. } => {
+                inputs.iter().copied().chain(captured.iter().map(|c| c.1)).collect()
+            }
+        }
+    }
+    /// Slots the step writes.
+    pub fn writes(&self) -> Vec<SlotId> {
+        match self {
+            StepKind::Elementwise(k) => vec![k.out],
+            StepKind::Reduce(k) => vec![k.out],
+            StepKind::Dot(d) => vec![d.out],
+            StepKind::Alias { dst, .. } => vec![*dst],
+            StepKind::Fallback { outputs, .. } => outputs.clone(),
+        }
+    }
+}
+
+/// An immutable plan for the entry function of a module.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// Type of every slot.
+    pub slots: Vec<TensorType>,
+    /// Slots bound to the arguments, in order.
+    pub params: Vec<SlotId>,
+    /// Slots holding constants before the first step.
+    pub constants: Vec<(SlotId, Literal)>,
+    pub steps: Vec<Step>,
+    /// Slots returned, in order (a slot may appear more than once).
+    pub results: Vec<SlotId>,
+    /// The (simplified) module, for fallback steps; the plan runs `module.entry_function()`.
+    pub module: Module,
+}
+
+impl Plan {
+    /// How many steps of each kind, for logs and tests.
+    pub fn summary(&self) -> String {
+        let mut counts = [0usize; 5];
+        for s in &self.steps {
+            counts[match s.kind {
+                StepKind::Elementwise(_) => 0,
+                StepKind::Reduce(_) => 1,
+                StepKind::Dot(_) => 2,
+                StepKind::Alias { .. } => 3,
+                StepKind::Fallback { .. } => 4,
+            }] += 1;
+        }
+        format!(
+            "{} steps: {} fused, {} reduce, {} dot, {} alias, {} fallback",
+            self.steps.len(),
+            counts[0],
+            counts[1],
+            counts[2],
+            counts[3],
+            counts[4]
+        )
+    }
+}
