@@ -9,6 +9,40 @@ use apu_compiler::{Error, Result};
 
 pub const CHUNK: usize = 256;
 
+/// Vector extensions the kernels are compiled for, picked at run time.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum CpuLevel {
+    Avx512,
+    Avx2,
+    Baseline,
+}
+
+static CPU_LEVEL: once_cell::sync::Lazy<CpuLevel> = once_cell::sync::Lazy::new(|| {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let has = |f: &str| match f {
+            "avx512" => std::arch::is_x86_feature_detected!("avx512f")
+                && std::arch::is_x86_feature_detected!("avx512dq")
+                && std::arch::is_x86_feature_detected!("avx512vl")
+                && std::arch::is_x86_feature_detected!("bmi2"),
+            _ => std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma"),
+        };
+        let forced = std::env::var("APU_CPU_LEVEL").ok();
+        match forced.as_deref() {
+            Some("baseline") => return CpuLevel::Baseline,
+            Some("avx2") if has("avx2") => return CpuLevel::Avx2,
+            _ => {}
+        }
+        if has("avx512") {
+            return CpuLevel::Avx512;
+        }
+        if has("avx2") {
+            return CpuLevel::Avx2;
+        }
+    }
+    CpuLevel::Baseline
+});
+
 /// One register: CHUNK values of one element type (Pred as 0/1 bytes).
 pub enum Buf {
     F32(Vec<f32>),
@@ -149,6 +183,38 @@ impl Compiled {
     /// # Safety
     /// `inputs[i]` must point to a buffer of `input_elems[i]` covering every index the loads reach.
     pub unsafe fn eval(&self, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf]) {
+        // The same body compiled for the best vector extension the CPU has (chosen once).
+        match *CPU_LEVEL {
+            CpuLevel::Avx512 => self.eval_avx512(inputs, start, len, regs),
+            CpuLevel::Avx2 => self.eval_avx2(inputs, start, len, regs),
+            CpuLevel::Baseline => self.eval_body(inputs, start, len, regs),
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma,bmi2")]
+    unsafe fn eval_avx512(&self, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf]) {
+        self.eval_body(inputs, start, len, regs)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn eval_avx2(&self, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf]) {
+        self.eval_body(inputs, start, len, regs)
+    }
+
+    #[cfg(not(target_arch = "x86_64"))]
+    unsafe fn eval_avx512(&self, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf]) {
+        self.eval_body(inputs, start, len, regs)
+    }
+
+    #[cfg(not(target_arch = "x86_64"))]
+    unsafe fn eval_avx2(&self, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf]) {
+        self.eval_body(inputs, start, len, regs)
+    }
+
+    #[inline(always)]
+    unsafe fn eval_body(&self, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf]) {
         for (i, step) in self.steps.iter().enumerate() {
             let (lo, hi) = regs.split_at_mut(i);
             let dst = &mut hi[0];
@@ -235,6 +301,7 @@ macro_rules! load_typed {
     }};
 }
 
+#[inline(always)]
 unsafe fn load(dst: &mut Buf, src: *const u8, access: &Access, shape: &[usize], start: usize, len: usize) {
     match dst {
         Buf::F32(v) => load_typed!(v, f32, src, access, shape, start, len),
@@ -278,15 +345,19 @@ macro_rules! float_minmax {
 float_minmax!(max_f32, min_f32, f32);
 float_minmax!(max_f64, min_f64, f64);
 
+#[inline(always)]
 pub fn fmax32(x: f32, y: f32) -> f32 {
     max_f32(x, y)
 }
+#[inline(always)]
 pub fn fmin32(x: f32, y: f32) -> f32 {
     min_f32(x, y)
 }
+#[inline(always)]
 pub fn fmax64(x: f64, y: f64) -> f64 {
     max_f64(x, y)
 }
+#[inline(always)]
 pub fn fmin64(x: f64, y: f64) -> f64 {
     min_f64(x, y)
 }
@@ -379,6 +450,7 @@ macro_rules! int_binary {
 
 /// Converts register `src` into `dst` (a different or the same type), with the interpreter's rules:
 /// float → int truncates and saturates (NaN → 0), int → int wraps, int → f32 rounds via f64.
+#[inline(always)]
 fn convert(src: &Buf, dst: &mut Buf, n: usize) {
     macro_rules! from {
         ($a:expr, $conv_f32:expr, $conv_f64:expr, $conv_s32:expr, $conv_s64:expr, $conv_u32:expr) => {
@@ -402,6 +474,7 @@ fn convert(src: &Buf, dst: &mut Buf, n: usize) {
     }
 }
 
+#[inline(always)]
 fn select(p: &[u8], t: &Buf, f: &Buf, dst: &mut Buf, n: usize) {
     macro_rules! sel {
         ($a:expr, $b:expr, $o:expr) => {
@@ -421,6 +494,7 @@ fn select(p: &[u8], t: &Buf, f: &Buf, dst: &mut Buf, n: usize) {
     }
 }
 
+#[inline(always)]
 fn fill_const(k: KScalar, dst: &mut Buf, n: usize) {
     match (k, dst) {
         (KScalar::F32(x), Buf::F32(o)) => o[..n].fill(x),
@@ -453,6 +527,7 @@ fn iota(dim: usize, shape: &[usize], start: usize, n: usize, dst: &mut Buf) {
     }
 }
 
+#[inline(always)]
 fn compute(ins: &Instr, regs: &[Buf], dst: &mut Buf, shape: &[usize], start: usize, n: usize) {
     match *ins {
         Instr::Load { .. } => {}

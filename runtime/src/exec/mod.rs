@@ -13,7 +13,7 @@ pub mod workers;
 
 use crate::{interp, AlignedBytes, Tensor};
 use apu_compiler::ir::{BinaryOp, ComparisonDirection, ComparisonType, ElementType, UnaryOp};
-use apu_compiler::plan::{self, lower, Capabilities, KScalar, Operand, Plan, StepKind};
+use apu_compiler::plan::{lower, Capabilities, KScalar, Operand, Plan, StepKind};
 use apu_compiler::valid::ValidModule;
 use apu_compiler::{Error, Result};
 use fused::{Compiled, CHUNK};
@@ -330,5 +330,9 @@ fn read_scalar(elem: ElementType, p: Ptr) -> KScalar {
     }
 }
 
-#[allow(unused_imports)]
-use plan as _;
+
+// A compiled program is shared between the plugin's threads.
+const _: fn() = || {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<Program>();
+};

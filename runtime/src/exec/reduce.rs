@@ -45,13 +45,13 @@ elem!(i32, S32);
 elem!(i64, S64);
 elem!(u32, U32);
 
-struct Fold<T> {
+struct Fold<T, F: Fn(T, T) -> T> {
     id: T,
-    f: fn(T, T) -> T,
+    f: F,
 }
 
 /// Folds flat indices `range` of the expression into one value (without the init).
-unsafe fn fold_range<T: Elem>(ex: &Compiled, inputs: &[*const u8], range: std::ops::Range<usize>, fold: &Fold<T>) -> T {
+unsafe fn fold_range<T: Elem, F: Fn(T, T) -> T>(ex: &Compiled, inputs: &[*const u8], range: std::ops::Range<usize>, fold: &Fold<T, F>) -> T {
     let mut regs = ex.registers().expect("registers of a compiled expression");
     let mut lanes = [fold.id; 8];
     let last = regs.len() - 1;
@@ -75,7 +75,7 @@ unsafe fn fold_range<T: Elem>(ex: &Compiled, inputs: &[*const u8], range: std::o
 }
 
 #[allow(clippy::too_many_arguments)]
-unsafe fn run_typed<T: Elem>(ex: &Compiled, inputs: &[Ptr], layout: ReduceLayout, init: T, fold: Fold<T>, out: *mut T, workers: &Workers) {
+unsafe fn run_typed<T: Elem, F: Fn(T, T) -> T + Sync>(ex: &Compiled, inputs: &[Ptr], layout: ReduceLayout, init: T, fold: Fold<T, F>, out: *mut T, workers: &Workers) {
     let out = Ptr(out as *const u8);
     let ptrs: Vec<*const u8> = inputs.iter().map(|p| p.0).collect();
     let ptrs = PtrList(ptrs);
@@ -136,51 +136,45 @@ impl PtrList {
     }
 }
 
-macro_rules! int_fold {
-    ($t:ty, $op:expr) => {
-        match $op {
-            B::Add => Fold { id: 0 as $t, f: <$t>::wrapping_add },
-            B::Multiply => Fold { id: 1 as $t, f: <$t>::wrapping_mul },
-            B::Maximum => Fold { id: <$t>::MIN, f: |a: $t, b: $t| a.max(b) },
-            B::Minimum => Fold { id: <$t>::MAX, f: |a: $t, b: $t| a.min(b) },
-            B::And => Fold { id: !(0 as $t), f: |a: $t, b: $t| a & b },
-            _ => Fold { id: 0 as $t, f: |a: $t, b: $t| a | b },
-        }
-    };
-}
-
 /// Runs one reduce kernel; `init` is the init value, `out` the output buffer.
 ///
 /// # Safety
 /// Input pointers must cover the expression's loads and `out` must hold the output elements.
 pub unsafe fn run(ex: &Compiled, elem: E, op: B, layout: ReduceLayout, inputs: &[Ptr], init: KScalar, out: *mut u8, workers: &Workers) {
     macro_rules! go {
-        ($t:ty, $fold:expr) => {
-            run_typed::<$t>(ex, inputs, layout, <$t>::from_k(init).unwrap_or($fold.id), $fold, out as *mut $t, workers)
+        ($t:ty, $id:expr, $f:expr) => {{
+            let fold = Fold { id: $id, f: $f };
+            run_typed::<$t, _>(ex, inputs, layout, <$t>::from_k(init).unwrap_or(fold.id), fold, out as *mut $t, workers)
+        }};
+    }
+    macro_rules! float {
+        ($t:ty, $max:expr, $min:expr) => {
+            match op {
+                B::Add => go!($t, 0.0, |a: $t, b: $t| a + b),
+                B::Multiply => go!($t, 1.0, |a: $t, b: $t| a * b),
+                B::Maximum => go!($t, <$t>::NEG_INFINITY, $max),
+                _ => go!($t, <$t>::INFINITY, $min),
+            }
+        };
+    }
+    macro_rules! int {
+        ($t:ty) => {
+            match op {
+                B::Add => go!($t, 0, <$t>::wrapping_add),
+                B::Multiply => go!($t, 1, <$t>::wrapping_mul),
+                B::Maximum => go!($t, <$t>::MIN, |a: $t, b: $t| a.max(b)),
+                B::Minimum => go!($t, <$t>::MAX, |a: $t, b: $t| a.min(b)),
+                B::And => go!($t, !0, |a: $t, b: $t| a & b),
+                _ => go!($t, 0, |a: $t, b: $t| a | b),
+            }
         };
     }
     match elem {
-        E::F32 => go!(
-            f32,
-            match op {
-                B::Add => Fold { id: 0.0f32, f: |a, b| a + b },
-                B::Multiply => Fold { id: 1.0, f: |a, b| a * b },
-                B::Maximum => Fold { id: f32::NEG_INFINITY, f: fused::fmax32 },
-                _ => Fold { id: f32::INFINITY, f: fused::fmin32 },
-            }
-        ),
-        E::F64 => go!(
-            f64,
-            match op {
-                B::Add => Fold { id: 0.0f64, f: |a, b| a + b },
-                B::Multiply => Fold { id: 1.0, f: |a, b| a * b },
-                B::Maximum => Fold { id: f64::NEG_INFINITY, f: fused::fmax64 },
-                _ => Fold { id: f64::INFINITY, f: fused::fmin64 },
-            }
-        ),
-        E::S32 => go!(i32, int_fold!(i32, op)),
-        E::S64 => go!(i64, int_fold!(i64, op)),
-        E::U32 => go!(u32, int_fold!(u32, op)),
+        E::F32 => float!(f32, fused::fmax32, fused::fmin32),
+        E::F64 => float!(f64, fused::fmax64, fused::fmin64),
+        E::S32 => int!(i32),
+        E::S64 => int!(i64),
+        E::U32 => int!(u32),
         _ => {}
     }
 }
