@@ -6,6 +6,7 @@
 pub mod bytecode;
 pub mod error;
 pub mod ir;
+pub mod passes;
 pub mod plan;
 pub mod print;
 pub mod program;

@@ -27,6 +27,8 @@ enum Node {
 /// Lowers the entry function of `module`, or returns `None` when the entry function moves
 /// tuples or tokens between its top-level ops (those programs run on the interpreter).
 pub fn lower(module: &Module, caps: &dyn Capabilities) -> Result<Option<Plan>> {
+    let simplified = crate::passes::simplify(module)?;
+    let module = &simplified;
     let f = module.entry_function();
     let top_values = f.body.params.iter().chain(&f.body.results).chain(f.body.ops.iter().flat_map(|op| op.operands.iter().chain(&op.results)));
     for &v in top_values.clone() {

@@ -42,7 +42,7 @@ pub fn exp_f32(x: f32) -> f32 {
 pub fn tanh_f32(x: f32) -> f32 {
     let x = x as f64;
     let a = x.abs();
-    let small = x - x * x * x * (1.0 / 3.0);
+    let small = x * (1.0 - x * x * (1.0 / 3.0));
     let e = exp_f64(2.0 * a.min(40.0));
     let big = (1.0 - 2.0 / (e + 1.0)).copysign(x);
     let y = if a < 1e-4 { small } else { big };

@@ -104,10 +104,15 @@ struct Executable {
     workers: Workers,
     /// Buffers left from earlier runs, reused so large buffers stay mapped.
     spare: Mutex<Vec<AlignedBytes>>,
+    /// Outputs handed out by earlier runs: once the caller has dropped one, its buffer is reused
+    /// (fresh large allocations cost a page fault per 4 KiB on first touch).
+    handed_out: Mutex<Vec<Arc<AlignedBytes>>>,
 }
 
 /// At most this many spare buffers are kept between runs.
 const MAX_SPARE: usize = 64;
+/// Outputs smaller than this are not tracked for reuse (malloc serves them well).
+const RECYCLE_MIN_BYTES: usize = 1 << 16;
 
 impl Program {
     pub fn compile(module: &ValidModule) -> Result<Program> {
@@ -136,7 +141,7 @@ impl Program {
         }
         let workers = Workers::new(options.threads, options.min_parallel_work)?;
         Ok(Program {
-            kind: Kind::Plan(Box::new(Executable { plan, prepared, constants, workers, spare: Mutex::new(Vec::new()) })),
+            kind: Kind::Plan(Box::new(Executable { plan, prepared, constants, workers, spare: Mutex::new(Vec::new()), handed_out: Mutex::new(Vec::new()) })),
         })
     }
 
@@ -181,6 +186,14 @@ impl Executable {
             slots[*s] = Some(bytes.clone());
         }
         let mut pool = std::mem::take(&mut *self.spare.lock().unwrap_or_else(|p| p.into_inner()));
+        if let Ok(mut handed_out) = self.handed_out.try_lock() {
+            for arc in std::mem::take(&mut *handed_out) {
+                match Arc::try_unwrap(arc) {
+                    Ok(buf) => pool.push(buf),
+                    Err(arc) => handed_out.push(arc),
+                }
+            }
+        }
         for (i, step) in plan.steps.iter().enumerate() {
             self.run_step(&step.kind, &self.prepared[i], &mut slots, &mut pool)
                 .map_err(|e| e.context(format!("plan step {i}")))?;
@@ -198,6 +211,13 @@ impl Executable {
             out.push(Tensor { ty: plan.slots[r].clone(), data });
         }
         drop(slots);
+        if let Ok(mut handed_out) = self.handed_out.try_lock() {
+            for t in &out {
+                if handed_out.len() < MAX_SPARE && t.data.len() >= RECYCLE_MIN_BYTES && !handed_out.iter().any(|a| Arc::ptr_eq(a, &t.data)) {
+                    handed_out.push(t.data.clone());
+                }
+            }
+        }
         pool.truncate(MAX_SPARE);
         if let Ok(mut spare) = self.spare.try_lock() {
             if spare.len() < pool.len() {
