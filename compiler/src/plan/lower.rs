@@ -59,7 +59,9 @@ struct Lowering<'a> {
     slots: Vec<TensorType>,
     params: Vec<SlotId>,
     constants: Vec<(SlotId, Literal)>,
-    steps: Vec<StepKind>,
+    steps: Vec<Step>,
+    /// The ops of the region being lowered (the entry body, or a nested region).
+    ops: &'a [Op],
     nodes: HashMap<ValueId, Node>,
     /// Per value: (number of uses, the op index and operand position of the last use seen).
     uses: HashMap<ValueId, (usize, Option<(usize, usize)>)>,
@@ -92,6 +94,40 @@ fn captured_values(op: &Op) -> Vec<ValueId> {
     used.difference(&defined).copied().collect()
 }
 
+/// Per value of a region: (number of uses, the op index and operand position of the last use;
+/// `None` for uses by nested regions and by the region's results).
+fn uses_of(ops: &[Op], results: &[ValueId]) -> HashMap<ValueId, (usize, Option<(usize, usize)>)> {
+    let mut uses: HashMap<ValueId, (usize, Option<(usize, usize)>)> = HashMap::new();
+    for (i, op) in ops.iter().enumerate() {
+        for (k, &v) in op.operands.iter().enumerate() {
+            let e = uses.entry(v).or_default();
+            e.0 += 1;
+            e.1 = Some((i, k));
+        }
+        for v in captured_values(op) {
+            let e = uses.entry(v).or_default();
+            e.0 += 1;
+            e.1 = None;
+        }
+    }
+    for &r in results {
+        let e = uses.entry(r).or_default();
+        e.0 += 1;
+        e.1 = None;
+    }
+    uses
+}
+
+/// Whether every value defined or used inside `regions` is a tensor.
+fn regions_are_tensor_only(f: &Function, regions: &[Region]) -> bool {
+    let tensor = |v: &ValueId| matches!(f.values.get(v.index()), Some(Type::Tensor(_)));
+    regions.iter().all(|r| {
+        r.params.iter().all(tensor)
+            && r.results.iter().all(tensor)
+            && r.ops.iter().all(|op| op.operands.iter().chain(&op.results).all(tensor) && regions_are_tensor_only(f, &op.regions))
+    })
+}
+
 /// A scalar of `elem` read from little-endian bytes.
 fn kscalar(elem: ElementType, b: &[u8]) -> Option<KScalar> {
     Some(match elem {
@@ -120,24 +156,6 @@ fn merge_axis(shape: &[i64], strides: &[isize], dims: &[usize]) -> Option<(usize
 
 impl<'a> Lowering<'a> {
     fn new(module: &'a Module, f: &'a Function, caps: &'a dyn Capabilities) -> Self {
-        let mut uses: HashMap<ValueId, (usize, Option<(usize, usize)>)> = HashMap::new();
-        for (i, op) in f.body.ops.iter().enumerate() {
-            for (k, &v) in op.operands.iter().enumerate() {
-                let e = uses.entry(v).or_default();
-                e.0 += 1;
-                e.1 = Some((i, k));
-            }
-            for v in captured_values(op) {
-                let e = uses.entry(v).or_default();
-                e.0 += 1;
-                e.1 = None;
-            }
-        }
-        for &r in &f.body.results {
-            let e = uses.entry(r).or_default();
-            e.0 += 1;
-            e.1 = None;
-        }
         Lowering {
             module,
             f,
@@ -146,9 +164,14 @@ impl<'a> Lowering<'a> {
             params: Vec::new(),
             constants: Vec::new(),
             steps: Vec::new(),
+            ops: &f.body.ops,
             nodes: HashMap::new(),
-            uses,
+            uses: uses_of(&f.body.ops, &f.body.results),
         }
+    }
+
+    fn push(&mut self, kind: StepKind) {
+        self.steps.push(Step { id: 0, kind, free_after: Vec::new() });
     }
 
     fn ty(&self, v: ValueId) -> Result<&'a TensorType> {
@@ -221,7 +244,7 @@ impl<'a> Lowering<'a> {
     /// Whether value `v`, produced by elementwise op `op`, is inlined into its only consumer.
     fn fuses_into_consumer(&self, v: ValueId) -> bool {
         let Some(&(1, Some((c, k)))) = self.uses.get(&v) else { return false };
-        let consumer = &self.f.body.ops[c];
+        let consumer = &self.ops[c];
         if self.elementwise_ok(consumer) {
             let same_shape = self.ty(consumer.results[0]).map(|t| &t.shape) == self.ty(v).map(|t| &t.shape);
             return same_shape;
@@ -229,7 +252,7 @@ impl<'a> Lowering<'a> {
         k == 0 && self.reduce_ok(consumer).is_some()
     }
 
-    fn lower_op(&mut self, index: usize, op: &Op) -> Result<()> {
+    fn lower_op(&mut self, index: usize, op: &'a Op) -> Result<()> {
         if self.elementwise_ok(op) {
             let r = op.results[0];
             if self.fuses_into_consumer(r) {
@@ -238,7 +261,7 @@ impl<'a> Lowering<'a> {
                 let shape = self.ty(r)?.shape.clone();
                 let out = self.new_slot(r)?;
                 let (expr, inputs) = self.expression(&shape, |l, e, ins| l.emit_op(op, &shape, e, ins))?;
-                self.steps.push(StepKind::Elementwise(FusedKernel { out, shape, inputs, expr, in_place: Vec::new() }));
+                self.push(StepKind::Elementwise(FusedKernel { out, shape, inputs, expr, in_place: Vec::new() }));
                 self.nodes.insert(r, Node::Slot(out));
             }
             return Ok(());
@@ -251,6 +274,9 @@ impl<'a> Lowering<'a> {
             return self.lower_reduce(op, combiner, layout);
         }
         if self.lower_dot(op)? {
+            return Ok(());
+        }
+        if self.lower_control(op)? {
             return Ok(());
         }
         self.lower_fallback(op)
@@ -342,7 +368,7 @@ impl<'a> Lowering<'a> {
             Node::Const(k) => Ok(e.push(Instr::Const(k), elem)),
             Node::Iota(d) if !broadcast_scalar => Ok(e.push(Instr::Iota { dim: d }, elem)),
             Node::Fused(i) if !broadcast_scalar => {
-                let op = &self.f.body.ops[i];
+                let op = &self.ops[i];
                 self.emit_op(op, shape, e, inputs)
             }
             Node::View(s, view) => {
@@ -389,7 +415,7 @@ impl<'a> Lowering<'a> {
                 if view.is_contiguous(&shape) && self.slots[src].num_elements() == ty.num_elements() =>
             {
                 let dst = self.new_slot(v)?;
-                self.steps.push(StepKind::Alias { src, dst });
+                self.push(StepKind::Alias { src, dst });
                 dst
             }
             Node::View(..) | Node::Const(_) | Node::Iota(_) => {
@@ -411,14 +437,14 @@ impl<'a> Lowering<'a> {
                         r
                     })
                 })?;
-                self.steps.push(StepKind::Elementwise(FusedKernel { out, shape, inputs, expr, in_place: Vec::new() }));
+                self.push(StepKind::Elementwise(FusedKernel { out, shape, inputs, expr, in_place: Vec::new() }));
                 out
             }
             Node::Fused(i) => {
-                let op = &self.f.body.ops[i];
+                let op = &self.ops[i];
                 let out = self.new_slot(v)?;
                 let (expr, inputs) = self.expression(&shape, |l, e, ins| l.emit_op(op, &shape, e, ins))?;
-                self.steps.push(StepKind::Elementwise(FusedKernel { out, shape: shape.clone(), inputs, expr, in_place: Vec::new() }));
+                self.push(StepKind::Elementwise(FusedKernel { out, shape: shape.clone(), inputs, expr, in_place: Vec::new() }));
                 out
             }
         };
@@ -436,7 +462,7 @@ impl<'a> Lowering<'a> {
             _ => Operand::Slot(self.materialize(init)?),
         };
         let out = self.new_slot(r)?;
-        self.steps.push(StepKind::Reduce(ReduceKernel {
+        self.push(StepKind::Reduce(ReduceKernel {
             out,
             combiner,
             elem: xty.elem,
@@ -506,7 +532,7 @@ impl<'a> Lowering<'a> {
         let ((batch, lbs), (m, lms), (k, lks)) = lg;
         let ((_, rbs), (n, rns), (_, rks)) = rg;
         let out = self.new_slot(*r)?;
-        self.steps.push(StepKind::Dot(DotKernel {
+        self.push(StepKind::Dot(DotKernel {
             out,
             elem: rty.elem,
             lhs: ls,
@@ -533,8 +559,83 @@ impl<'a> Lowering<'a> {
         let out = self.slots.len() - 1;
         let mut expr = Expr::default();
         expr.push(Instr::Load { input: 0, view }, elem);
-        self.steps.push(StepKind::Elementwise(FusedKernel { out, shape: tshape.clone(), inputs: vec![s], expr, in_place: Vec::new() }));
+        self.push(StepKind::Elementwise(FusedKernel { out, shape: tshape.clone(), inputs: vec![s], expr, in_place: Vec::new() }));
         Ok((out, View::identity(&tshape)))
+    }
+
+    /// `while` and `case` as nested blocks, when their regions carry only tensors.
+    fn lower_control(&mut self, op: &'a Op) -> Result<bool> {
+        let is_while = matches!(op.kind, OpKind::While) && op.regions.len() == 2 && op.operands.len() == op.results.len();
+        let is_case = matches!(op.kind, OpKind::Case) && !op.regions.is_empty() && op.operands.len() == 1;
+        if !(is_while || is_case) || !regions_are_tensor_only(self.f, &op.regions) {
+            return Ok(false);
+        }
+        let mut inputs = Vec::with_capacity(op.operands.len());
+        for &x in &op.operands {
+            inputs.push(self.materialize(x)?);
+        }
+        let mut captured = Vec::new();
+        for v in captured_values(op) {
+            captured.push(self.materialize(v)?);
+        }
+        let mut blocks = Vec::with_capacity(op.regions.len());
+        for r in &op.regions {
+            blocks.push(self.lower_block(r)?);
+        }
+        let mut outputs = Vec::with_capacity(op.results.len());
+        for &r in &op.results {
+            let s = self.new_slot(r)?;
+            self.nodes.insert(r, Node::Slot(s));
+            outputs.push(s);
+        }
+        let kind = if is_while {
+            let body = blocks.pop().ok_or_else(|| Error::internal("while without body"))?;
+            let cond = blocks.pop().ok_or_else(|| Error::internal("while without cond"))?;
+            if cond.results.len() != 1 || body.results.len() != outputs.len() || body.params.len() != inputs.len() || cond.params.len() != inputs.len() {
+                return Err(Error::invalid("while: regions do not match the loop state"));
+            }
+            StepKind::While { inputs, captured, cond, body, outputs }
+        } else {
+            if blocks.iter().any(|b| b.results.len() != outputs.len()) {
+                return Err(Error::invalid("case: a branch returns the wrong number of values"));
+            }
+            StepKind::Case { index: inputs[0], captured, branches: blocks, outputs }
+        };
+        self.push(kind);
+        Ok(true)
+    }
+
+    /// Lowers a region into a block with fresh slots for its params.
+    fn lower_block(&mut self, region: &'a Region) -> Result<Block> {
+        let saved_steps = std::mem::take(&mut self.steps);
+        let saved_uses = std::mem::replace(&mut self.uses, uses_of(&region.ops, &region.results));
+        let saved_ops = std::mem::replace(&mut self.ops, &region.ops);
+        let result = (|| -> Result<Block> {
+            let mut params = Vec::with_capacity(region.params.len());
+            for &p in &region.params {
+                let s = self.new_slot(p)?;
+                self.nodes.insert(p, Node::Slot(s));
+                params.push(s);
+            }
+            for (i, op) in region.ops.iter().enumerate() {
+                self.lower_op(i, op).map_err(|e| e.context(format!("planning {} at {}", op.kind.name(), op.location)))?;
+            }
+            let mut results = Vec::with_capacity(region.results.len());
+            for &r in &region.results {
+                results.push(self.materialize(r)?);
+            }
+            let steps = std::mem::take(&mut self.steps);
+            let written: BTreeSet<SlotId> = steps.iter().flat_map(|s| s.kind.writes()).collect();
+            let mut clear_after: Vec<SlotId> = params.clone();
+            clear_after.extend(results.iter().copied().filter(|r| written.contains(r) && !params.contains(r)));
+            clear_after.sort_unstable();
+            clear_after.dedup();
+            Ok(Block { params, steps, results, clear_after })
+        })();
+        self.steps = saved_steps;
+        self.uses = saved_uses;
+        self.ops = saved_ops;
+        result
     }
 
     fn lower_fallback(&mut self, op: &Op) -> Result<()> {
@@ -552,46 +653,16 @@ impl<'a> Lowering<'a> {
             self.nodes.insert(r, Node::Slot(s));
             outputs.push(s);
         }
-        self.steps.push(StepKind::Fallback { op: op.clone(), inputs, captured, outputs });
+        self.push(StepKind::Fallback { op: op.clone(), inputs, captured, outputs });
         Ok(())
     }
 
-    /// Computes last uses, the slots freed after each step and in-place candidates.
-    fn finish(self, results: Vec<SlotId>) -> Plan {
-        const KEEP: usize = usize::MAX;
-        let mut last_use = vec![None::<usize>; self.slots.len()];
-        for (i, s) in self.steps.iter().enumerate() {
-            for r in s.reads().into_iter().chain(s.writes()) {
-                last_use[r] = Some(i);
-            }
-        }
-        for &r in &results {
-            last_use[r] = Some(KEEP);
-        }
-        let mut steps: Vec<Step> = self.steps.into_iter().map(|kind| Step { kind, free_after: Vec::new() }).collect();
-        for (slot, lu) in last_use.iter().enumerate() {
-            if let Some(i) = *lu {
-                if i != KEEP {
-                    steps[i].free_after.push(slot);
-                }
-            }
-        }
-        for (i, step) in steps.iter_mut().enumerate() {
-            if let StepKind::Elementwise(k) = &mut step.kind {
-                let out_bytes = self.slots[k.out].byte_size();
-                k.in_place = (0..k.inputs.len())
-                    .filter(|&j| {
-                        let s = k.inputs[j];
-                        last_use[s] == Some(i)
-                            && self.slots[s].byte_size() == out_bytes
-                            && k.expr.instrs.iter().all(|ins| match ins {
-                                Instr::Load { input, view } if *input == j => view.offset == 0 && view.strides == super::view::row_major(&k.shape),
-                                _ => true,
-                            })
-                    })
-                    .collect();
-            }
-        }
+    /// Computes last uses, the slots freed after each step, in-place candidates and step ids.
+    fn finish(mut self, results: Vec<SlotId>) -> Plan {
+        let mut next_id = 0;
+        let mut steps = std::mem::take(&mut self.steps);
+        let owned: Vec<SlotId> = self.params.clone();
+        assign_liveness(&mut steps, &self.slots, &results, &owned, &mut next_id);
         Plan {
             slots: self.slots,
             params: self.params,
@@ -599,6 +670,73 @@ impl<'a> Lowering<'a> {
             steps,
             results,
             module: self.module.clone(),
+            num_steps: next_id,
+        }
+    }
+}
+
+/// Liveness of one list of steps (the plan's, or a block's): slots written here (and `extra_owned`)
+/// are freed after their last use unless kept; nested blocks are handled recursively, keeping
+/// their results.
+fn assign_liveness(steps: &mut [Step], slots: &[TensorType], keep: &[SlotId], extra_owned: &[SlotId], next_id: &mut usize) {
+    const KEEP: usize = usize::MAX;
+    let mut owned = vec![false; slots.len()];
+    for &s in extra_owned {
+        owned[s] = true;
+    }
+    for step in steps.iter() {
+        for w in step.kind.writes() {
+            owned[w] = true;
+        }
+    }
+    let mut last_use = vec![None::<usize>; slots.len()];
+    for (i, s) in steps.iter().enumerate() {
+        for r in s.kind.reads().into_iter().chain(s.kind.writes()) {
+            last_use[r] = Some(i);
+        }
+    }
+    for &r in keep {
+        last_use[r] = Some(KEEP);
+    }
+    for (slot, lu) in last_use.iter().enumerate() {
+        if let Some(i) = *lu {
+            if i != KEEP && owned[slot] {
+                steps[i].free_after.push(slot);
+            }
+        }
+    }
+    for (i, step) in steps.iter_mut().enumerate() {
+        step.id = *next_id;
+        *next_id += 1;
+        match &mut step.kind {
+            StepKind::Elementwise(k) => {
+                let out_bytes = slots[k.out].byte_size();
+                k.in_place = (0..k.inputs.len())
+                    .filter(|&j| {
+                        let s = k.inputs[j];
+                        owned[s]
+                            && last_use[s] == Some(i)
+                            && slots[s].byte_size() == out_bytes
+                            && k.expr.instrs.iter().all(|ins| match ins {
+                                Instr::Load { input, view } if *input == j => view.offset == 0 && view.strides == super::view::row_major(&k.shape),
+                                _ => true,
+                            })
+                    })
+                    .collect();
+            }
+            StepKind::While { cond, body, .. } => {
+                for b in [cond, body] {
+                    let keep = b.results.clone();
+                    assign_liveness(&mut b.steps, slots, &keep, &[], next_id);
+                }
+            }
+            StepKind::Case { branches, .. } => {
+                for b in branches {
+                    let keep = b.results.clone();
+                    assign_liveness(&mut b.steps, slots, &keep, &[], next_id);
+                }
+            }
+            _ => {}
         }
     }
 }

@@ -152,10 +152,29 @@ pub enum StepKind {
     /// One op run by the interpreter. `captured` are values defined outside the op's regions
     /// that the regions read.
     Fallback { op: Op, inputs: Vec<SlotId>, captured: Vec<(ValueId, SlotId)>, outputs: Vec<SlotId> },
+    /// `while`: the state starts as `inputs`; `cond` and `body` read it through their params.
+    /// `captured` are outer slots the blocks read (kept alive across the loop).
+    While { inputs: Vec<SlotId>, captured: Vec<SlotId>, cond: Block, body: Block, outputs: Vec<SlotId> },
+    /// `case`: runs branch `index` (out-of-range: the last one) and copies its results out.
+    Case { index: SlotId, captured: Vec<SlotId>, branches: Vec<Block>, outputs: Vec<SlotId> },
+}
+
+/// A nested plan for a region: its params are bound before each run, its steps run in order and
+/// its results are read afterwards. It shares the plan's slot numbering.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Block {
+    pub params: Vec<SlotId>,
+    pub steps: Vec<Step>,
+    pub results: Vec<SlotId>,
+    /// Slots the block owns that still hold buffers after a run (its params, and results its own
+    /// steps wrote): the executor clears them so the next run owns its buffers alone.
+    pub clear_after: Vec<SlotId>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Step {
+    /// Unique over the whole plan (nested blocks included), below [`Plan::num_steps`].
+    pub id: usize,
     pub kind: StepKind,
     /// Slots whose last use is this step: their buffers may be recycled afterwards.
     pub free_after: Vec<SlotId>,
@@ -178,6 +197,8 @@ impl StepKind {
             StepKind::Fallback { inputs, captured, .. } => {
                 inputs.iter().copied().chain(captured.iter().map(|c| c.1)).collect()
             }
+            StepKind::While { inputs, captured, .. } => inputs.iter().chain(captured).copied().collect(),
+            StepKind::Case { index, captured, .. } => std::iter::once(index).chain(captured).copied().collect(),
         }
     }
     /// Slots the step writes.
@@ -187,7 +208,18 @@ impl StepKind {
             StepKind::Reduce(k) => vec![k.out],
             StepKind::Dot(d) => vec![d.out],
             StepKind::Alias { dst, .. } => vec![*dst],
-            StepKind::Fallback { outputs, .. } => outputs.clone(),
+            StepKind::Fallback { outputs, .. } | StepKind::While { outputs, .. } | StepKind::Case { outputs, .. } => {
+                outputs.clone()
+            }
+        }
+    }
+
+    /// The nested blocks of a control-flow step.
+    pub fn blocks(&self) -> Vec<&Block> {
+        match self {
+            StepKind::While { cond, body, .. } => vec![cond, body],
+            StepKind::Case { branches, .. } => branches.iter().collect(),
+            _ => Vec::new(),
         }
     }
 }
@@ -206,29 +238,39 @@ pub struct Plan {
     pub results: Vec<SlotId>,
     /// The (simplified) module, for fallback steps; the plan runs `module.entry_function()`.
     pub module: Module,
+    /// Number of steps, nested ones included (step ids are below it).
+    pub num_steps: usize,
 }
 
 impl Plan {
-    /// How many steps of each kind, for logs and tests.
+    /// How many steps of each kind (nested blocks included), for logs and tests.
     pub fn summary(&self) -> String {
-        let mut counts = [0usize; 5];
-        for s in &self.steps {
-            counts[match s.kind {
-                StepKind::Elementwise(_) => 0,
-                StepKind::Reduce(_) => 1,
-                StepKind::Dot(_) => 2,
-                StepKind::Alias { .. } => 3,
-                StepKind::Fallback { .. } => 4,
-            }] += 1;
+        fn count(steps: &[Step], counts: &mut [usize; 6]) {
+            for s in steps {
+                counts[match s.kind {
+                    StepKind::Elementwise(_) => 0,
+                    StepKind::Reduce(_) => 1,
+                    StepKind::Dot(_) => 2,
+                    StepKind::Alias { .. } => 3,
+                    StepKind::Fallback { .. } => 4,
+                    StepKind::While { .. } | StepKind::Case { .. } => 5,
+                }] += 1;
+                for b in s.kind.blocks() {
+                    count(&b.steps, counts);
+                }
+            }
         }
+        let mut counts = [0usize; 6];
+        count(&self.steps, &mut counts);
         format!(
-            "{} steps: {} fused, {} reduce, {} dot, {} alias, {} fallback",
-            self.steps.len(),
+            "{} steps: {} fused, {} reduce, {} dot, {} alias, {} fallback, {} control",
+            counts.iter().sum::<usize>(),
             counts[0],
             counts[1],
             counts[2],
             counts[3],
-            counts[4]
+            counts[4],
+            counts[5]
         )
     }
 }

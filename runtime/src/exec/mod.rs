@@ -13,7 +13,7 @@ pub mod workers;
 
 use crate::{interp, AlignedBytes, Tensor};
 use apu_compiler::ir::{BinaryOp, ComparisonDirection, ComparisonType, ElementType, UnaryOp};
-use apu_compiler::plan::{lower, Capabilities, KScalar, Operand, Plan, StepKind};
+use apu_compiler::plan::{lower, Block, Capabilities, KScalar, Operand, Plan, Step, StepKind};
 use apu_compiler::valid::ValidModule;
 use apu_compiler::{Error, Result};
 use fused::{Compiled, CHUNK};
@@ -127,14 +127,8 @@ impl Program {
         let Some(plan) = lower::lower(module.module(), &Kernels)? else {
             return Ok(Program { kind: Kind::Interp(module.clone()) });
         };
-        let mut prepared = Vec::with_capacity(plan.steps.len());
-        for step in &plan.steps {
-            prepared.push(match &step.kind {
-                StepKind::Elementwise(k) => Prepared::Expr(Compiled::new(&k.expr, &k.shape, k.inputs.len())?),
-                StepKind::Reduce(k) => Prepared::Expr(Compiled::new(&k.expr, &k.input_shape, k.inputs.len())?),
-                _ => Prepared::None,
-            });
-        }
+        let mut prepared: Vec<Prepared> = (0..plan.num_steps).map(|_| Prepared::None).collect();
+        prepare(&plan.steps, &mut prepared)?;
         let mut constants = Vec::new();
         for (slot, lit) in &plan.constants {
             constants.push((*slot, Arc::new(AlignedBytes::from_slice(&lit.to_dense_bytes()))));
@@ -160,6 +154,24 @@ impl Program {
         }
     }
 }
+
+/// Prepares the kernels of `steps` and of their nested blocks, by step id.
+fn prepare(steps: &[Step], prepared: &mut [Prepared]) -> Result<()> {
+    for step in steps {
+        let slot = prepared.get_mut(step.id).ok_or_else(|| Error::internal(format!("step id {} out of range", step.id)))?;
+        *slot = match &step.kind {
+            StepKind::Elementwise(k) => Prepared::Expr(Compiled::new(&k.expr, &k.shape, k.inputs.len())?),
+            StepKind::Reduce(k) => Prepared::Expr(Compiled::new(&k.expr, &k.input_shape, k.inputs.len())?),
+            _ => Prepared::None,
+        };
+        for b in step.kind.blocks() {
+            prepare(&b.steps, prepared)?;
+        }
+    }
+    Ok(())
+}
+
+type Slots = [Option<Arc<AlignedBytes>>];
 
 fn take_buffer(pool: &mut Vec<AlignedBytes>, len: usize) -> AlignedBytes {
     match pool.iter().position(|b| b.len() == len) {
@@ -194,17 +206,7 @@ impl Executable {
                 }
             }
         }
-        for (i, step) in plan.steps.iter().enumerate() {
-            self.run_step(&step.kind, &self.prepared[i], &mut slots, &mut pool)
-                .map_err(|e| e.context(format!("plan step {i}")))?;
-            for &s in &step.free_after {
-                if let Some(buf) = slots[s].take() {
-                    if let Ok(b) = Arc::try_unwrap(buf) {
-                        pool.push(b);
-                    }
-                }
-            }
-        }
+        self.run_steps(&plan.steps, &mut slots, &mut pool)?;
         let mut out = Vec::with_capacity(plan.results.len());
         for &r in &plan.results {
             let data = slots[r].clone().ok_or_else(|| Error::internal(format!("result slot {r} was never written")))?;
@@ -225,6 +227,79 @@ impl Executable {
             }
         }
         Ok(out)
+    }
+
+    fn run_steps(&self, steps: &[Step], slots: &mut Slots, pool: &mut Vec<AlignedBytes>) -> Result<()> {
+        for step in steps {
+            self.run_step(&step.kind, &self.prepared[step.id], slots, pool).map_err(|e| e.context(format!("plan step {}", step.id)))?;
+            for &s in &step.free_after {
+                if let Some(buf) = slots[s].take() {
+                    if let Ok(b) = Arc::try_unwrap(buf) {
+                        pool.push(b);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn slot_arc(slots: &Slots, s: usize) -> Result<Arc<AlignedBytes>> {
+        slots.get(s).and_then(|b| b.clone()).ok_or_else(|| Error::internal(format!("slot {s} is read before it is written")))
+    }
+
+    /// Runs a block with its params bound to `args` (moved in, so the block may update them in
+    /// place) and returns its results; the block's param and result slots are cleared afterwards
+    /// so that the next iteration owns its buffers alone.
+    fn run_block(&self, block: &Block, args: Vec<Arc<AlignedBytes>>, slots: &mut Slots, pool: &mut Vec<AlignedBytes>) -> Result<Vec<Arc<AlignedBytes>>> {
+        for (&p, a) in block.params.iter().zip(args) {
+            slots[p] = Some(a);
+        }
+        self.run_steps(&block.steps, slots, pool)?;
+        let out = block.results.iter().map(|&r| Self::slot_arc(slots, r)).collect::<Result<Vec<_>>>()?;
+        for &s in &block.clear_after {
+            slots[s] = None;
+        }
+        Ok(out)
+    }
+
+    fn run_control(&self, kind: &StepKind, slots: &mut Slots, pool: &mut Vec<AlignedBytes>) -> Result<()> {
+        match kind {
+            StepKind::While { inputs, cond, body, outputs, .. } => {
+                let mut state = inputs.iter().map(|&s| Self::slot_arc(slots, s)).collect::<Result<Vec<_>>>()?;
+                loop {
+                    let c = self.run_block(cond, state.clone(), slots, pool)?;
+                    let go = c.first().and_then(|b| b.as_slice().first().copied()).ok_or_else(|| Error::invalid("while: the condition returned no value"))?;
+                    if go == 0 {
+                        break;
+                    }
+                    state = self.run_block(body, state, slots, pool)?;
+                }
+                for (&o, v) in outputs.iter().zip(state) {
+                    slots[o] = Some(v);
+                }
+            }
+            StepKind::Case { index, branches, outputs, .. } => {
+                let ty = &self.plan.slots[*index];
+                let b = Self::slot_arc(slots, *index)?;
+                let bytes = b.as_slice();
+                let i: i64 = match (ty.elem, bytes.len()) {
+                    (ElementType::S32, 4) => i32::from_le_bytes(bytes.try_into().unwrap()) as i64,
+                    (ElementType::U32, 4) => u32::from_le_bytes(bytes.try_into().unwrap()) as i64,
+                    (ElementType::S64 | ElementType::U64, 8) => i64::from_le_bytes(bytes.try_into().unwrap()),
+                    (ElementType::Pred | ElementType::S8 | ElementType::U8, 1) => bytes[0] as i64,
+                    _ => return Err(Error::unimplemented(format!("case index of type {ty}"))),
+                };
+                let n = branches.len();
+                // An out-of-range index runs the last branch (spec).
+                let branch = if i < 0 || i >= n as i64 { n - 1 } else { i as usize };
+                let out = self.run_block(&branches[branch], Vec::new(), slots, pool)?;
+                for (&o, v) in outputs.iter().zip(out) {
+                    slots[o] = Some(v);
+                }
+            }
+            _ => return Err(Error::internal("not a control-flow step")),
+        }
+        Ok(())
     }
 
     fn slot_ptr(slots: &[Option<Arc<AlignedBytes>>], s: usize) -> Result<Ptr> {
@@ -310,6 +385,7 @@ impl Executable {
                     slots[s] = Some(t.data);
                 }
             }
+            (StepKind::While { .. } | StepKind::Case { .. }, _) => self.run_control(kind, slots, pool)?,
             _ => return Err(Error::internal("plan step without its prepared kernel")),
         }
         Ok(())
