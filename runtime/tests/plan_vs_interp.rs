@@ -3,7 +3,7 @@
 
 mod common;
 
-use apu_compiler::ir::{BinaryOp, ComparisonDirection, DotDims, ElementType as E, Literal, OpKind, TensorType, Type, UnaryOp, ValueId};
+use apu_compiler::ir::{BinaryOp, ComparisonDirection, ConvDims, DotDims, ElementType as E, Literal, OpKind, TensorType, Type, UnaryOp, ValueId};
 use apu_compiler::valid::ValidModule;
 use apu_runtime::exec::{Options, Program};
 use apu_runtime::{interp, Tensor};
@@ -203,6 +203,45 @@ proptest! {
         let flat = b.op(OpKind::Reshape, &[padded], ty(&[pshape.iter().product()], elem));
         let rev = b.op(OpKind::Reverse { dimensions: vec![0] }, &[flat], ty(&[pshape.iter().product()], elem));
         let f = b.finish(&[sum, sl, flat, rev]);
+        same_everywhere(&module(vec![f]), seed)?;
+    }
+
+    #[test]
+    fn convolutions(n in 1i64..3, h in 1i64..7, w in 1i64..7, c in 1i64..4, o in 1i64..4, kh in 1i64..4, kw in 1i64..4, stride in 1i64..3, pad in prop::collection::vec(0i64..3, 4), dil in 1i64..3, nchw in any::<bool>(), f64s in any::<bool>(), seed in any::<u64>()) {
+        let elem = if f64s { E::F64 } else { E::F32 };
+        let out = |size: i64, k: i64, lo: i64, hi: i64| (size + lo + hi - ((k - 1) * dil + 1)).div_euclid(stride) + 1;
+        let (oh, ow) = (out(h, kh, pad[0], pad[1]), out(w, kw, pad[2], pad[3]));
+        prop_assume!(oh >= 1 && ow >= 1);
+        // NHWC input / HWIO kernel / NHWC output, or NCHW / OIHW / NCHW.
+        let (ishape, kshape, oshape, dims) = if nchw {
+            (vec![n, c, h, w], vec![o, c, kh, kw], vec![n, o, oh, ow], ConvDims {
+                input_batch: 0, input_feature: 1, input_spatial: vec![2, 3],
+                kernel_input_feature: 1, kernel_output_feature: 0, kernel_spatial: vec![2, 3],
+                output_batch: 0, output_feature: 1, output_spatial: vec![2, 3],
+            })
+        } else {
+            (vec![n, h, w, c], vec![kh, kw, c, o], vec![n, oh, ow, o], ConvDims {
+                input_batch: 0, input_feature: 3, input_spatial: vec![1, 2],
+                kernel_input_feature: 2, kernel_output_feature: 3, kernel_spatial: vec![0, 1],
+                output_batch: 0, output_feature: 3, output_spatial: vec![1, 2],
+            })
+        };
+        let mut b = FnBuilder::new("main");
+        let x = b.param(ty(&ishape, elem));
+        let k = b.param(ty(&kshape, elem));
+        let kind = OpKind::Convolution {
+            window_strides: vec![stride, stride],
+            padding: vec![(pad[0], pad[1]), (pad[2], pad[3])],
+            lhs_dilation: vec![1, 1],
+            rhs_dilation: vec![dil, dil],
+            window_reversal: vec![false, false],
+            dims,
+            feature_group_count: 1,
+            batch_group_count: 1,
+            precision: vec![],
+        };
+        let y = b.op(kind, &[x, k], ty(&oshape, elem));
+        let f = b.finish(&[y]);
         same_everywhere(&module(vec![f]), seed)?;
     }
 }

@@ -276,6 +276,9 @@ impl<'a> Lowering<'a> {
         if self.lower_dot(op)? {
             return Ok(());
         }
+        if self.lower_conv(op)? {
+            return Ok(());
+        }
         if self.lower_control(op)? {
             return Ok(());
         }
@@ -561,6 +564,92 @@ impl<'a> Lowering<'a> {
         expr.push(Instr::Load { input: 0, view }, elem);
         self.push(StepKind::Elementwise(FusedKernel { out, shape: tshape.clone(), inputs: vec![s], expr, in_place: Vec::new() }));
         Ok((out, View::identity(&tshape)))
+    }
+
+    /// convolution as im2col + GEMM when the geometry is one the kernel handles.
+    fn lower_conv(&mut self, op: &Op) -> Result<bool> {
+        let OpKind::Convolution {
+            window_strides, padding, lhs_dilation, rhs_dilation, window_reversal, dims, feature_group_count, batch_group_count, ..
+        } = &op.kind
+        else {
+            return Ok(false);
+        };
+        let ([a, b], [r]) = (op.operands.as_slice(), op.results.as_slice()) else { return Ok(false) };
+        let (aty, bty, rty) = (self.ty(*a)?, self.ty(*b)?, self.ty(*r)?);
+        let ns = dims.input_spatial.len();
+        let rank = aty.rank();
+        let all_dims = [dims.input_batch, dims.input_feature, dims.kernel_input_feature, dims.kernel_output_feature, dims.output_batch, dims.output_feature]
+            .into_iter()
+            .chain(dims.input_spatial.iter().copied())
+            .chain(dims.kernel_spatial.iter().copied())
+            .chain(dims.output_spatial.iter().copied());
+        let simple = self.caps.dot(aty.elem, bty.elem, rty.elem)
+            && *feature_group_count == 1
+            && *batch_group_count == 1
+            && lhs_dilation.iter().all(|&d| d == 1)
+            && window_reversal.iter().all(|&w| !w)
+            && bty.rank() == rank
+            && rty.rank() == rank
+            && dims.kernel_spatial.len() == ns
+            && dims.output_spatial.len() == ns
+            && (window_strides.is_empty() || window_strides.len() == ns)
+            && (padding.is_empty() || padding.len() == ns)
+            && (rhs_dilation.is_empty() || rhs_dilation.len() == ns)
+            && window_strides.iter().chain(rhs_dilation).all(|&s| s >= 1);
+        if !simple {
+            return Ok(false);
+        }
+        let mut ok_dims = true;
+        for d in all_dims {
+            ok_dims &= d >= 0 && (d as usize) < rank;
+        }
+        if !ok_dims {
+            return Ok(false);
+        }
+        let u = |d: i64| d as usize;
+        let (ast, bst, rst) = (super::view::row_major(&aty.shape), super::view::row_major(&bty.shape), super::view::row_major(&rty.shape));
+        // The output's spatial positions must form one row-major index (true for NHWC and NCHW).
+        let out_spatial: Vec<usize> = dims.output_spatial.iter().map(|&d| rty.shape[u(d)].max(0) as usize).collect();
+        let out_spatial_strides: Vec<isize> = dims.output_spatial.iter().map(|&d| rst[u(d)]).collect();
+        for i in 0..ns.saturating_sub(1) {
+            if out_spatial[i + 1] != 1 && out_spatial_strides[i] != out_spatial_strides[i + 1] * out_spatial[i + 1] as isize {
+                return Ok(false);
+            }
+        }
+        let out_spatial_stride = out_spatial_strides.last().copied().unwrap_or(0);
+        if aty.shape[u(dims.input_feature)] != bty.shape[u(dims.kernel_input_feature)] {
+            return Ok(false);
+        }
+        let lhs = self.materialize(*a)?;
+        let rhs = self.materialize(*b)?;
+        let out = self.new_slot(*r)?;
+        let kernel = ConvKernel {
+            out,
+            lhs,
+            rhs,
+            elem: rty.elem,
+            batch: aty.shape[u(dims.input_batch)].max(0) as usize,
+            in_features: aty.shape[u(dims.input_feature)].max(0) as usize,
+            out_features: rty.shape[u(dims.output_feature)].max(0) as usize,
+            in_spatial: dims.input_spatial.iter().map(|&d| aty.shape[u(d)].max(0) as usize).collect(),
+            kernel_spatial: dims.kernel_spatial.iter().map(|&d| bty.shape[u(d)].max(0) as usize).collect(),
+            out_spatial,
+            window_strides: if window_strides.is_empty() { vec![1; ns] } else { window_strides.iter().map(|&s| s as usize).collect() },
+            pad_low: if padding.is_empty() { vec![0; ns] } else { padding.iter().map(|p| p.0 as isize).collect() },
+            rhs_dilation: if rhs_dilation.is_empty() { vec![1; ns] } else { rhs_dilation.iter().map(|&s| s as usize).collect() },
+            lhs_batch_stride: ast[u(dims.input_batch)],
+            lhs_feature_stride: ast[u(dims.input_feature)],
+            lhs_spatial_strides: dims.input_spatial.iter().map(|&d| ast[u(d)]).collect(),
+            rhs_in_stride: bst[u(dims.kernel_input_feature)],
+            rhs_out_stride: bst[u(dims.kernel_output_feature)],
+            rhs_spatial_strides: dims.kernel_spatial.iter().map(|&d| bst[u(d)]).collect(),
+            out_batch_stride: rst[u(dims.output_batch)],
+            out_feature_stride: rst[u(dims.output_feature)],
+            out_spatial_stride,
+        };
+        self.push(StepKind::Conv(kernel));
+        self.nodes.insert(*r, Node::Slot(out));
+        Ok(true)
     }
 
     /// `while` and `case` as nested blocks, when their regions carry only tensors.

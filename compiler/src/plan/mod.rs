@@ -142,9 +142,41 @@ pub struct DotKernel {
     pub rhs_offset: usize,
 }
 
+/// A convolution as im2col + GEMM (one feature group, no input dilation, no window reversal).
+/// Strides are in elements of each operand's buffer; `out_spatial_stride` is the stride of the
+/// output's spatial positions taken as one row-major index.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConvKernel {
+    pub out: SlotId,
+    pub lhs: SlotId,
+    pub rhs: SlotId,
+    pub elem: ElementType,
+    pub batch: usize,
+    pub in_features: usize,
+    pub out_features: usize,
+    pub in_spatial: Vec<usize>,
+    pub kernel_spatial: Vec<usize>,
+    pub out_spatial: Vec<usize>,
+    pub window_strides: Vec<usize>,
+    pub pad_low: Vec<isize>,
+    pub rhs_dilation: Vec<usize>,
+    /// (batch, feature, spatial...) strides of the input.
+    pub lhs_batch_stride: isize,
+    pub lhs_feature_stride: isize,
+    pub lhs_spatial_strides: Vec<isize>,
+    /// (input feature, output feature, spatial...) strides of the kernel.
+    pub rhs_in_stride: isize,
+    pub rhs_out_stride: isize,
+    pub rhs_spatial_strides: Vec<isize>,
+    pub out_batch_stride: isize,
+    pub out_feature_stride: isize,
+    pub out_spatial_stride: isize,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum StepKind {
     Elementwise(FusedKernel),
+    Conv(ConvKernel),
     Reduce(ReduceKernel),
     Dot(DotKernel),
     /// `dst` shares `src`'s buffer (a reshape of a contiguous value).
@@ -193,6 +225,7 @@ impl StepKind {
                 v
             }
             StepKind::Dot(d) => vec![d.lhs, d.rhs],
+            StepKind::Conv(c) => vec![c.lhs, c.rhs],
             StepKind::Alias { src, .. } => vec![*src],
             StepKind::Fallback { inputs, captured, .. } => {
                 inputs.iter().copied().chain(captured.iter().map(|c| c.1)).collect()
@@ -207,6 +240,7 @@ impl StepKind {
             StepKind::Elementwise(k) => vec![k.out],
             StepKind::Reduce(k) => vec![k.out],
             StepKind::Dot(d) => vec![d.out],
+            StepKind::Conv(c) => vec![c.out],
             StepKind::Alias { dst, .. } => vec![*dst],
             StepKind::Fallback { outputs, .. } | StepKind::While { outputs, .. } | StepKind::Case { outputs, .. } => {
                 outputs.clone()
@@ -250,7 +284,7 @@ impl Plan {
                 counts[match s.kind {
                     StepKind::Elementwise(_) => 0,
                     StepKind::Reduce(_) => 1,
-                    StepKind::Dot(_) => 2,
+                    StepKind::Dot(_) | StepKind::Conv(_) => 2,
                     StepKind::Alias { .. } => 3,
                     StepKind::Fallback { .. } => 4,
                     StepKind::While { .. } | StepKind::Case { .. } => 5,
@@ -263,7 +297,7 @@ impl Plan {
         let mut counts = [0usize; 6];
         count(&self.steps, &mut counts);
         format!(
-            "{} steps: {} fused, {} reduce, {} dot, {} alias, {} fallback, {} control",
+            "{} steps: {} fused, {} reduce, {} dot/conv, {} alias, {} fallback, {} control",
             counts.iter().sum::<usize>(),
             counts[0],
             counts[1],

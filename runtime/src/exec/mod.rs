@@ -5,6 +5,7 @@
 //! `APU_EXECUTOR=interp` makes every program run on the reference interpreter (for debugging);
 //! `APU_NUM_THREADS` sets the worker count.
 
+mod conv;
 mod fastmath;
 pub mod fused;
 mod gemm;
@@ -363,6 +364,13 @@ impl Executable {
                 // SAFETY: strides and sizes come from the operands' shapes.
                 unsafe { gemm::run(d, a, b, Ptr(buf.as_mut_ptr()), &self.workers) };
                 slots[d.out] = Some(Arc::new(buf));
+            }
+            (StepKind::Conv(c), _) => {
+                let (a, b) = (Self::slot_ptr(slots, c.lhs)?, Self::slot_ptr(slots, c.rhs)?);
+                let mut buf = take_buffer(pool, plan.slots[c.out].byte_size());
+                // SAFETY: strides and sizes come from the operands' shapes; gathers are bounds-checked.
+                unsafe { conv::run(c, a, b, Ptr(buf.as_mut_ptr()), &self.workers) };
+                slots[c.out] = Some(Arc::new(buf));
             }
             (StepKind::Alias { src, dst }, _) => {
                 slots[*dst] = Some(slots[*src].clone().ok_or_else(|| Error::internal("alias of an unwritten slot"))?);
