@@ -244,4 +244,24 @@ proptest! {
         let f = b.finish(&[y]);
         same_everywhere(&module(vec![f]), seed)?;
     }
+
+    #[test]
+    fn dynamic_slices(shape in prop::collection::vec(1i64..6, 1..=3), size_seed in prop::collection::vec(0i64..6, 3), elem in elem_strategy(), seed in any::<u64>()) {
+        let rank = shape.len();
+        let sizes: Vec<i64> = (0..rank).map(|d| size_seed[d] % (shape[d] + 1)).collect();
+        let mut b = FnBuilder::new("main");
+        let x = b.param(ty(&shape, elem));
+        let idx: Vec<ValueId> = (0..rank).map(|_| b.param(ty(&[], E::S32))).collect();
+        let u = b.param(ty(&sizes, elem));
+        let operands: Vec<ValueId> = std::iter::once(x).chain(idx.iter().copied()).collect();
+        let sl = b.op(OpKind::DynamicSlice { slice_sizes: sizes.clone() }, &operands, ty(&sizes, elem));
+        // Update a fresh value (its last use: in place) and the parameter (shared: copied).
+        let doubled = b.op(OpKind::Binary(BinaryOp::Add), &[x, x], ty(&shape, elem));
+        let ops1: Vec<ValueId> = [doubled, u].into_iter().chain(idx.iter().copied()).collect();
+        let up1 = b.op(OpKind::DynamicUpdateSlice, &ops1, ty(&shape, elem));
+        let ops2: Vec<ValueId> = [x, sl].into_iter().chain(idx.iter().rev().copied()).collect();
+        let up2 = b.op(OpKind::DynamicUpdateSlice, &ops2, ty(&shape, elem));
+        let f = b.finish(&[sl, up1, up2]);
+        same_everywhere(&module(vec![f]), seed)?;
+    }
 }

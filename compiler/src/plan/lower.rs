@@ -276,6 +276,9 @@ impl<'a> Lowering<'a> {
         if self.lower_dot(op)? {
             return Ok(());
         }
+        if self.lower_dynamic_slice(op)? {
+            return Ok(());
+        }
         if self.lower_conv(op)? {
             return Ok(());
         }
@@ -566,6 +569,41 @@ impl<'a> Lowering<'a> {
         Ok((out, View::identity(&tshape)))
     }
 
+    /// dynamic_slice / dynamic_update_slice with integer scalar indices.
+    fn lower_dynamic_slice(&mut self, op: &Op) -> Result<bool> {
+        let (operand, update, first_index, sizes) = match &op.kind {
+            OpKind::DynamicSlice { slice_sizes } if !op.operands.is_empty() => {
+                (op.operands[0], None, 1, slice_sizes.iter().map(|&s| s.max(0) as usize).collect::<Vec<_>>())
+            }
+            OpKind::DynamicUpdateSlice if op.operands.len() >= 2 => {
+                let u = self.ty(op.operands[1])?;
+                (op.operands[0], Some(op.operands[1]), 2, u.shape.iter().map(|&s| s.max(0) as usize).collect())
+            }
+            _ => return Ok(false),
+        };
+        let [r] = op.results.as_slice() else { return Ok(false) };
+        let oty = self.ty(operand)?;
+        let indices = &op.operands[first_index..];
+        let index_ok = |v: &ValueId| self.ty(*v).is_ok_and(|t| t.rank() == 0 && t.elem.is_int() && t.elem.byte_size() >= 1);
+        let fits = sizes.len() == oty.rank() && indices.len() == oty.rank() && sizes.iter().zip(&oty.shape).all(|(&s, &d)| s as i64 <= d);
+        if !fits || !indices.iter().all(index_ok) || self.ty(*r)?.elem != oty.elem || update.is_some_and(|u| self.ty(u).map(|t| t.elem) != Ok(oty.elem)) {
+            return Ok(false);
+        }
+        let operand = self.materialize(operand)?;
+        let update = match update {
+            Some(u) => Some(self.materialize(u)?),
+            None => None,
+        };
+        let mut index_slots = Vec::with_capacity(indices.len());
+        for &i in indices {
+            index_slots.push(self.materialize(i)?);
+        }
+        let out = self.new_slot(*r)?;
+        self.push(StepKind::DynamicSlice(DynamicSliceKernel { out, operand, update, indices: index_slots, sizes, in_place: false }));
+        self.nodes.insert(*r, Node::Slot(out));
+        Ok(true)
+    }
+
     /// convolution as im2col + GEMM when the geometry is one the kernel handles.
     fn lower_conv(&mut self, op: &Op) -> Result<bool> {
         let OpKind::Convolution {
@@ -813,10 +851,18 @@ fn assign_liveness(steps: &mut [Step], slots: &[TensorType], keep: &[SlotId], ex
                     })
                     .collect();
             }
+            StepKind::DynamicSlice(d) => {
+                d.in_place = d.update.is_some()
+                    && owned[d.operand]
+                    && last_use[d.operand] == Some(i)
+                    && d.update != Some(d.operand)
+                    && !d.indices.contains(&d.operand);
+            }
             StepKind::While { cond, body, .. } => {
                 for b in [cond, body] {
-                    let keep = b.results.clone();
-                    assign_liveness(&mut b.steps, slots, &keep, &[], next_id);
+                    // Block params are bound to buffers moved in for each run: the block owns them.
+                    let (keep, params) = (b.results.clone(), b.params.clone());
+                    assign_liveness(&mut b.steps, slots, &keep, &params, next_id);
                 }
             }
             StepKind::Case { branches, .. } => {

@@ -173,9 +173,26 @@ pub struct ConvKernel {
     pub out_spatial_stride: isize,
 }
 
+/// `dynamic_slice` and `dynamic_update_slice` as byte copies of a box whose start is read from
+/// scalar index slots at run time (clamped into range, as the spec says).
+#[derive(Clone, Debug, PartialEq)]
+pub struct DynamicSliceKernel {
+    pub out: SlotId,
+    pub operand: SlotId,
+    /// The update (dynamic_update_slice) or `None` (dynamic_slice).
+    pub update: Option<SlotId>,
+    pub indices: Vec<SlotId>,
+    /// Box size per dimension (the slice sizes, or the update's shape).
+    pub sizes: Vec<usize>,
+    /// dynamic_update_slice only: the operand's last use is this step, so its buffer may be
+    /// updated in place when nothing else holds it.
+    pub in_place: bool,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum StepKind {
     Elementwise(FusedKernel),
+    DynamicSlice(DynamicSliceKernel),
     Conv(ConvKernel),
     Reduce(ReduceKernel),
     Dot(DotKernel),
@@ -226,6 +243,7 @@ impl StepKind {
             }
             StepKind::Dot(d) => vec![d.lhs, d.rhs],
             StepKind::Conv(c) => vec![c.lhs, c.rhs],
+            StepKind::DynamicSlice(d) => std::iter::once(d.operand).chain(d.update).chain(d.indices.iter().copied()).collect(),
             StepKind::Alias { src, .. } => vec![*src],
             StepKind::Fallback { inputs, captured, .. } => {
                 inputs.iter().copied().chain(captured.iter().map(|c| c.1)).collect()
@@ -241,6 +259,7 @@ impl StepKind {
             StepKind::Reduce(k) => vec![k.out],
             StepKind::Dot(d) => vec![d.out],
             StepKind::Conv(c) => vec![c.out],
+            StepKind::DynamicSlice(d) => vec![d.out],
             StepKind::Alias { dst, .. } => vec![*dst],
             StepKind::Fallback { outputs, .. } | StepKind::While { outputs, .. } | StepKind::Case { outputs, .. } => {
                 outputs.clone()
@@ -285,7 +304,7 @@ impl Plan {
                     StepKind::Elementwise(_) => 0,
                     StepKind::Reduce(_) => 1,
                     StepKind::Dot(_) | StepKind::Conv(_) => 2,
-                    StepKind::Alias { .. } => 3,
+                    StepKind::Alias { .. } | StepKind::DynamicSlice(_) => 3,
                     StepKind::Fallback { .. } => 4,
                     StepKind::While { .. } | StepKind::Case { .. } => 5,
                 }] += 1;
@@ -297,7 +316,7 @@ impl Plan {
         let mut counts = [0usize; 6];
         count(&self.steps, &mut counts);
         format!(
-            "{} steps: {} fused, {} reduce, {} dot/conv, {} alias, {} fallback, {} control",
+            "{} steps: {} fused, {} reduce, {} dot/conv, {} alias/copy, {} fallback, {} control",
             counts.iter().sum::<usize>(),
             counts[0],
             counts[1],

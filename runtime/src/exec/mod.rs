@@ -6,6 +6,7 @@
 //! `APU_NUM_THREADS` sets the worker count.
 
 mod conv;
+mod dynamic_slice;
 mod fastmath;
 pub mod fused;
 mod gemm;
@@ -364,6 +365,37 @@ impl Executable {
                 // SAFETY: strides and sizes come from the operands' shapes.
                 unsafe { gemm::run(d, a, b, Ptr(buf.as_mut_ptr()), &self.workers) };
                 slots[d.out] = Some(Arc::new(buf));
+            }
+            (StepKind::DynamicSlice(k), _) => {
+                let oty = &plan.slots[k.operand];
+                let mut idx = Vec::with_capacity(k.indices.len());
+                for &i in &k.indices {
+                    idx.push(dynamic_slice::read_index(plan.slots[i].elem, Self::slot_arc(slots, i)?.as_slice())?);
+                }
+                let buf = match k.update {
+                    None => {
+                        let mut buf = take_buffer(pool, plan.slots[k.out].byte_size());
+                        dynamic_slice::slice(k, oty, Self::slot_arc(slots, k.operand)?.as_slice(), &idx, buf.as_mut_slice());
+                        buf
+                    }
+                    Some(u) => {
+                        let update = Self::slot_arc(slots, u)?;
+                        // In place when this is the operand's last use and nobody else holds it.
+                        let owned = if k.in_place { slots[k.operand].take().and_then(|b| Arc::try_unwrap(b).map_err(|b| slots[k.operand] = Some(b)).ok()) } else { None };
+                        let mut target = match owned {
+                            Some(b) => b,
+                            None => {
+                                let src = Self::slot_arc(slots, k.operand)?;
+                                let mut b = take_buffer(pool, src.len());
+                                b.as_mut_slice().copy_from_slice(src.as_slice());
+                                b
+                            }
+                        };
+                        dynamic_slice::update(k, oty, &mut target, update.as_slice(), &idx);
+                        target
+                    }
+                };
+                slots[k.out] = Some(Arc::new(buf));
             }
             (StepKind::Conv(c), _) => {
                 let (a, b) = (Self::slot_ptr(slots, c.lhs)?, Self::slot_ptr(slots, c.rhs)?);
