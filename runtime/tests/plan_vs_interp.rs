@@ -264,4 +264,24 @@ proptest! {
         let f = b.finish(&[sl, up1, up2]);
         same_everywhere(&module(vec![f]), seed)?;
     }
+
+    #[test]
+    fn integer_bit_ops(n in 0i64..40, elem in prop_oneof![Just(E::U32), Just(E::U64), Just(E::S32), Just(E::S64)], ops in prop::collection::vec(0u8..6, 1..6), seed in any::<u64>()) {
+        let t = ty(&[n], elem);
+        let mut b = FnBuilder::new("main");
+        let x = b.param(ty(&[n], E::S32));
+        let y = b.param(ty(&[n], E::S32));
+        // Convert the small random integers (including negatives) to the type under test.
+        let mut cur = b.op(OpKind::Convert, &[x], t.clone());
+        let other = b.op(OpKind::Convert, &[y], t.clone());
+        let iota = b.op(OpKind::Iota { dimension: 0 }, &[], t.clone());
+        for op in ops {
+            let k = [BinaryOp::ShiftLeft, BinaryOp::ShiftRightLogical, BinaryOp::ShiftRightArithmetic, BinaryOp::Xor, BinaryOp::Multiply, BinaryOp::Divide][op as usize];
+            let rhs = if op < 3 { other } else { iota };
+            cur = b.op(OpKind::Binary(k), &[cur, rhs], t.clone());
+        }
+        let back = b.op(OpKind::Convert, &[cur], ty(&[n], E::F32));
+        let f = b.finish(&[cur, back]);
+        same_everywhere(&module(vec![f]), seed)?;
+    }
 }

@@ -136,6 +136,7 @@ fn kscalar(elem: ElementType, b: &[u8]) -> Option<KScalar> {
         ElementType::S32 => KScalar::S32(i32::from_le_bytes(b.get(..4)?.try_into().ok()?)),
         ElementType::S64 => KScalar::S64(i64::from_le_bytes(b.get(..8)?.try_into().ok()?)),
         ElementType::U32 => KScalar::U32(u32::from_le_bytes(b.get(..4)?.try_into().ok()?)),
+        ElementType::U64 => KScalar::U64(u64::from_le_bytes(b.get(..8)?.try_into().ok()?)),
         ElementType::Pred => KScalar::Pred(*b.first()? != 0),
         _ => return None,
     })

@@ -36,6 +36,7 @@ pub enum KScalar {
     S32(i32),
     S64(i64),
     U32(u32),
+    U64(u64),
     Pred(bool),
 }
 

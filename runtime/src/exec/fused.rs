@@ -50,6 +50,7 @@ pub enum Buf {
     S32(Vec<i32>),
     S64(Vec<i64>),
     U32(Vec<u32>),
+    U64(Vec<u64>),
     Pred(Vec<u8>),
 }
 
@@ -61,6 +62,7 @@ impl Buf {
             E::S32 => Buf::S32(vec![0; CHUNK]),
             E::S64 => Buf::S64(vec![0; CHUNK]),
             E::U32 => Buf::U32(vec![0; CHUNK]),
+            E::U64 => Buf::U64(vec![0; CHUNK]),
             E::Pred => Buf::Pred(vec![0; CHUNK]),
             other => return Err(Error::unimplemented(format!("fused kernels on {other}"))),
         })
@@ -69,14 +71,14 @@ impl Buf {
 
 /// Element types fused kernels handle.
 pub fn elem_supported(elem: E) -> bool {
-    matches!(elem, E::F32 | E::F64 | E::S32 | E::S64 | E::U32 | E::Pred)
+    matches!(elem, E::F32 | E::F64 | E::S32 | E::S64 | E::U32 | E::U64 | E::Pred)
 }
 
 pub fn unary_supported(op: U, elem: E) -> bool {
     match elem {
         E::F32 | E::F64 => !matches!(op, U::Not | U::PopulationCount | U::CountLeadingZeros | U::Imag | U::Real),
         E::S32 | E::S64 => matches!(op, U::Negate | U::Abs),
-        E::U32 => false,
+        E::U32 | E::U64 => false,
         E::Pred => op == U::Not,
         _ => false,
     }
@@ -85,9 +87,22 @@ pub fn unary_supported(op: U, elem: E) -> bool {
 pub fn binary_supported(op: B, elem: E) -> bool {
     match elem {
         E::F32 | E::F64 => matches!(op, B::Add | B::Subtract | B::Multiply | B::Divide | B::Maximum | B::Minimum | B::Power | B::Remainder | B::Atan2),
-        E::S32 | E::S64 | E::U32 => {
-            matches!(op, B::Add | B::Subtract | B::Multiply | B::Divide | B::Remainder | B::Maximum | B::Minimum | B::And | B::Or | B::Xor)
-        }
+        E::S32 | E::S64 | E::U32 | E::U64 => matches!(
+            op,
+            B::Add
+                | B::Subtract
+                | B::Multiply
+                | B::Divide
+                | B::Remainder
+                | B::Maximum
+                | B::Minimum
+                | B::And
+                | B::Or
+                | B::Xor
+                | B::ShiftLeft
+                | B::ShiftRightLogical
+                | B::ShiftRightArithmetic
+        ),
         E::Pred => matches!(op, B::And | B::Or | B::Xor),
         _ => false,
     }
@@ -97,7 +112,7 @@ pub fn compare_supported(ty: Option<ComparisonType>, elem: E) -> bool {
     match elem {
         E::F32 | E::F64 => matches!(ty, None | Some(ComparisonType::Float)),
         E::S32 | E::S64 => matches!(ty, None | Some(ComparisonType::Signed)),
-        E::U32 => matches!(ty, None | Some(ComparisonType::Unsigned)),
+        E::U32 | E::U64 => matches!(ty, None | Some(ComparisonType::Unsigned)),
         _ => false,
     }
 }
@@ -309,6 +324,7 @@ unsafe fn load(dst: &mut Buf, src: *const u8, access: &Access, shape: &[usize], 
         Buf::S32(v) => load_typed!(v, i32, src, access, shape, start, len),
         Buf::S64(v) => load_typed!(v, i64, src, access, shape, start, len),
         Buf::U32(v) => load_typed!(v, u32, src, access, shape, start, len),
+        Buf::U64(v) => load_typed!(v, u64, src, access, shape, start, len),
         Buf::Pred(v) => load_typed!(v, u8, src, access, shape, start, len),
     }
 }
@@ -431,7 +447,24 @@ fn cmp<T: PartialOrd>(d: D) -> impl Fn(T, T) -> u8 {
 
 macro_rules! int_binary {
     ($op:expr, $a:expr, $b:expr, $o:expr, $t:ty) => {
+        int_binary!($op, $a, $b, $o, $t, <$t as IntBits>::U, <$t as IntBits>::S)
+    };
+    ($op:expr, $a:expr, $b:expr, $o:expr, $t:ty, $u:ty, $s:ty) => {
         match $op {
+            // Shift amounts are read as unsigned; amounts >= the width shift everything out
+            // (arithmetic right shifts then fill with the sign), the interpreter's rules.
+            B::ShiftLeft => map2($a, $b, $o, |x: $t, y: $t| {
+                let n = y as $u;
+                if n >= <$u>::BITS as $u { 0 as $t } else { ((x as $u) << n) as $t }
+            }),
+            B::ShiftRightLogical => map2($a, $b, $o, |x: $t, y: $t| {
+                let n = y as $u;
+                if n >= <$u>::BITS as $u { 0 as $t } else { ((x as $u) >> n) as $t }
+            }),
+            B::ShiftRightArithmetic => map2($a, $b, $o, |x: $t, y: $t| {
+                let n = (y as $u).min(<$u>::BITS as $u - 1);
+                ((x as $s) >> n) as $t
+            }),
             B::Add => map2($a, $b, $o, <$t>::wrapping_add),
             B::Subtract => map2($a, $b, $o, <$t>::wrapping_sub),
             B::Multiply => map2($a, $b, $o, <$t>::wrapping_mul),
@@ -448,29 +481,53 @@ macro_rules! int_binary {
     };
 }
 
+/// The unsigned and signed types of the same width, for shifts.
+trait IntBits {
+    type U;
+    type S;
+}
+impl IntBits for i32 {
+    type U = u32;
+    type S = i32;
+}
+impl IntBits for u32 {
+    type U = u32;
+    type S = i32;
+}
+impl IntBits for i64 {
+    type U = u64;
+    type S = i64;
+}
+impl IntBits for u64 {
+    type U = u64;
+    type S = i64;
+}
+
 /// Converts register `src` into `dst` (a different or the same type), with the interpreter's rules:
-/// float → int truncates and saturates (NaN → 0), int → int wraps, int → f32 rounds via f64.
+/// float → int truncates and saturates (NaN → 0), int → int wraps, int → float rounds once.
 #[inline(always)]
 fn convert(src: &Buf, dst: &mut Buf, n: usize) {
     macro_rules! from {
-        ($a:expr, $conv_f32:expr, $conv_f64:expr, $conv_s32:expr, $conv_s64:expr, $conv_u32:expr) => {
+        ($a:expr, $conv_f32:expr, $conv_f64:expr, $conv_s32:expr, $conv_s64:expr, $conv_u32:expr, $conv_u64:expr) => {
             match dst {
                 Buf::F32(o) => map1(&$a[..n], &mut o[..n], $conv_f32),
                 Buf::F64(o) => map1(&$a[..n], &mut o[..n], $conv_f64),
                 Buf::S32(o) => map1(&$a[..n], &mut o[..n], $conv_s32),
                 Buf::S64(o) => map1(&$a[..n], &mut o[..n], $conv_s64),
                 Buf::U32(o) => map1(&$a[..n], &mut o[..n], $conv_u32),
+                Buf::U64(o) => map1(&$a[..n], &mut o[..n], $conv_u64),
                 Buf::Pred(_) => {}
             }
         };
     }
     match src {
-        Buf::F32(a) => from!(a, |x| x, |x| x as f64, |x| x as i32, |x| x as i64, |x| x as u32),
-        Buf::F64(a) => from!(a, |x| x as f32, |x| x, |x| x as i32, |x| x as i64, |x| x as u32),
-        Buf::S32(a) => from!(a, |x| x as f64 as f32, |x| x as f64, |x| x, |x| x as i64, |x| x as u32),
-        Buf::S64(a) => from!(a, |x| x as f64 as f32, |x| x as f64, |x| x as i32, |x| x, |x| x as u32),
-        Buf::U32(a) => from!(a, |x| x as f64 as f32, |x| x as f64, |x| x as i32, |x| x as i64, |x| x),
-        Buf::Pred(a) => from!(a, |x| x as f32, |x| x as f64, |x| x as i32, |x| x as i64, |x| x as u32),
+        Buf::F32(a) => from!(a, |x| x, |x| x as f64, |x| x as i32, |x| x as i64, |x| x as u32, |x| x as u64),
+        Buf::F64(a) => from!(a, |x| x as f32, |x| x, |x| x as i32, |x| x as i64, |x| x as u32, |x| x as u64),
+        Buf::S32(a) => from!(a, |x| x as f32, |x| x as f64, |x| x, |x| x as i64, |x| x as u32, |x| x as u64),
+        Buf::S64(a) => from!(a, |x| x as f32, |x| x as f64, |x| x as i32, |x| x, |x| x as u32, |x| x as u64),
+        Buf::U32(a) => from!(a, |x| x as f32, |x| x as f64, |x| x as i32, |x| x as i64, |x| x, |x| x as u64),
+        Buf::U64(a) => from!(a, |x| x as f32, |x| x as f64, |x| x as i32, |x| x as i64, |x| x as u32, |x| x),
+        Buf::Pred(a) => from!(a, |x| x as f32, |x| x as f64, |x| x as i32, |x| x as i64, |x| x as u32, |x| x as u64),
     }
 }
 
@@ -489,6 +546,7 @@ fn select(p: &[u8], t: &Buf, f: &Buf, dst: &mut Buf, n: usize) {
         (Buf::S32(a), Buf::S32(b), Buf::S32(o)) => sel!(a, b, o),
         (Buf::S64(a), Buf::S64(b), Buf::S64(o)) => sel!(a, b, o),
         (Buf::U32(a), Buf::U32(b), Buf::U32(o)) => sel!(a, b, o),
+        (Buf::U64(a), Buf::U64(b), Buf::U64(o)) => sel!(a, b, o),
         (Buf::Pred(a), Buf::Pred(b), Buf::Pred(o)) => sel!(a, b, o),
         _ => {}
     }
@@ -502,6 +560,7 @@ fn fill_const(k: KScalar, dst: &mut Buf, n: usize) {
         (KScalar::S32(x), Buf::S32(o)) => o[..n].fill(x),
         (KScalar::S64(x), Buf::S64(o)) => o[..n].fill(x),
         (KScalar::U32(x), Buf::U32(o)) => o[..n].fill(x),
+        (KScalar::U64(x), Buf::U64(o)) => o[..n].fill(x),
         (KScalar::Pred(x), Buf::Pred(o)) => o[..n].fill(x as u8),
         _ => {}
     }
@@ -523,6 +582,7 @@ fn iota(dim: usize, shape: &[usize], start: usize, n: usize, dst: &mut Buf) {
         Buf::S32(o) => io!(o, i32),
         Buf::S64(o) => io!(o, i64),
         Buf::U32(o) => io!(o, u32),
+        Buf::U64(o) => io!(o, u64),
         Buf::Pred(o) => io!(o, u8),
     }
 }
@@ -578,6 +638,7 @@ fn compute(ins: &Instr, regs: &[Buf], dst: &mut Buf, shape: &[usize], start: usi
             (Buf::S32(a), Buf::S32(b), Buf::S32(o)) => int_binary!(op, &a[..n], &b[..n], &mut o[..n], i32),
             (Buf::S64(a), Buf::S64(b), Buf::S64(o)) => int_binary!(op, &a[..n], &b[..n], &mut o[..n], i64),
             (Buf::U32(a), Buf::U32(b), Buf::U32(o)) => int_binary!(op, &a[..n], &b[..n], &mut o[..n], u32),
+            (Buf::U64(a), Buf::U64(b), Buf::U64(o)) => int_binary!(op, &a[..n], &b[..n], &mut o[..n], u64),
             (Buf::Pred(a), Buf::Pred(b), Buf::Pred(o)) => match op {
                 B::And => map2(&a[..n], &b[..n], &mut o[..n], |x, y| x & y),
                 B::Or => map2(&a[..n], &b[..n], &mut o[..n], |x, y| x | y),
@@ -594,6 +655,7 @@ fn compute(ins: &Instr, regs: &[Buf], dst: &mut Buf, shape: &[usize], start: usi
                 (Buf::S32(a), Buf::S32(b)) => map2(&a[..n], &b[..n], o, cmp(d)),
                 (Buf::S64(a), Buf::S64(b)) => map2(&a[..n], &b[..n], o, cmp(d)),
                 (Buf::U32(a), Buf::U32(b)) => map2(&a[..n], &b[..n], o, cmp(d)),
+                (Buf::U64(a), Buf::U64(b)) => map2(&a[..n], &b[..n], o, cmp(d)),
                 _ => {}
             }
         }
@@ -616,6 +678,7 @@ fn compute(ins: &Instr, regs: &[Buf], dst: &mut Buf, shape: &[usize], start: usi
                 (Buf::S32(l), Buf::S32(x), Buf::S32(h), Buf::S32(o)) => clamp!(l, x, h, o, i32::max, i32::min),
                 (Buf::S64(l), Buf::S64(x), Buf::S64(h), Buf::S64(o)) => clamp!(l, x, h, o, i64::max, i64::min),
                 (Buf::U32(l), Buf::U32(x), Buf::U32(h), Buf::U32(o)) => clamp!(l, x, h, o, u32::max, u32::min),
+                (Buf::U64(l), Buf::U64(x), Buf::U64(h), Buf::U64(o)) => clamp!(l, x, h, o, u64::max, u64::min),
                 _ => {}
             }
         }
@@ -634,6 +697,7 @@ pub unsafe fn store(reg: &Buf, dst: *mut u8, len: usize) {
         Buf::S32(v) => std::ptr::copy_nonoverlapping(v.as_ptr(), dst as *mut i32, len),
         Buf::S64(v) => std::ptr::copy_nonoverlapping(v.as_ptr(), dst as *mut i64, len),
         Buf::U32(v) => std::ptr::copy_nonoverlapping(v.as_ptr(), dst as *mut u32, len),
+        Buf::U64(v) => std::ptr::copy_nonoverlapping(v.as_ptr(), dst as *mut u64, len),
         Buf::Pred(v) => std::ptr::copy_nonoverlapping(v.as_ptr(), dst, len),
     }
 }

@@ -461,6 +461,7 @@ fn read_scalar(elem: ElementType, p: Ptr) -> KScalar {
             ElementType::S32 => KScalar::S32(*(p.0 as *const i32)),
             ElementType::S64 => KScalar::S64(*(p.0 as *const i64)),
             ElementType::U32 => KScalar::U32(*(p.0 as *const u32)),
+            ElementType::U64 => KScalar::U64(*(p.0 as *const u64)),
             _ => KScalar::Pred(*p.0 != 0),
         }
     }

@@ -12,7 +12,7 @@ use std::sync::Mutex;
 pub fn supported(op: B, elem: E) -> bool {
     match elem {
         E::F32 | E::F64 => matches!(op, B::Add | B::Multiply | B::Maximum | B::Minimum),
-        E::S32 | E::S64 | E::U32 => matches!(op, B::Add | B::Multiply | B::Maximum | B::Minimum | B::And | B::Or),
+        E::S32 | E::S64 | E::U32 | E::U64 => matches!(op, B::Add | B::Multiply | B::Maximum | B::Minimum | B::And | B::Or),
         _ => false,
     }
 }
@@ -44,6 +44,7 @@ elem!(f64, F64);
 elem!(i32, S32);
 elem!(i64, S64);
 elem!(u32, U32);
+elem!(u64, U64);
 
 struct Fold<T, F: Fn(T, T) -> T> {
     id: T,
@@ -175,6 +176,7 @@ pub unsafe fn run(ex: &Compiled, elem: E, op: B, layout: ReduceLayout, inputs: &
         E::S32 => int!(i32),
         E::S64 => int!(i64),
         E::U32 => int!(u32),
+        E::U64 => int!(u64),
         _ => {}
     }
 }
