@@ -277,6 +277,9 @@ impl<'a> Lowering<'a> {
         if self.lower_dot(op)? {
             return Ok(());
         }
+        if self.lower_copy_op(op)? {
+            return Ok(());
+        }
         if self.lower_dynamic_slice(op)? {
             return Ok(());
         }
@@ -568,6 +571,55 @@ impl<'a> Lowering<'a> {
         expr.push(Instr::Load { input: 0, view }, elem);
         self.push(StepKind::Elementwise(FusedKernel { out, shape: tshape.clone(), inputs: vec![s], expr, in_place: Vec::new() }));
         Ok((out, View::identity(&tshape)))
+    }
+
+    /// concatenate (byte copies) and bitcast_convert between types of one size (a shared buffer).
+    fn lower_copy_op(&mut self, op: &Op) -> Result<bool> {
+        let [r] = op.results.as_slice() else { return Ok(false) };
+        let rty = self.ty(*r)?;
+        match &op.kind {
+            OpKind::BitcastConvert => {
+                let [x] = op.operands.as_slice() else { return Ok(false) };
+                let xty = self.ty(*x)?;
+                if xty.elem.byte_size() != rty.elem.byte_size() || xty.byte_size() != rty.byte_size() || xty.elem.bit_width() != xty.elem.byte_size() as u32 * 8 || rty.elem.bit_width() != rty.elem.byte_size() as u32 * 8 {
+                    return Ok(false);
+                }
+                let src = self.materialize(*x)?;
+                let dst = self.new_slot(*r)?;
+                self.push(StepKind::Alias { src, dst });
+                self.nodes.insert(*r, Node::Slot(dst));
+                Ok(true)
+            }
+            OpKind::Concatenate { dimension } => {
+                let Ok(d) = usize::try_from(*dimension) else { return Ok(false) };
+                if d >= rty.rank() || op.operands.is_empty() {
+                    return Ok(false);
+                }
+                let esize = rty.elem.byte_size();
+                let outer: usize = rty.shape[..d].iter().map(|&x| x.max(0) as usize).product();
+                let mut row_bytes = Vec::with_capacity(op.operands.len());
+                for &x in &op.operands {
+                    let xty = self.ty(x)?;
+                    if xty.elem != rty.elem || xty.rank() != rty.rank() {
+                        return Ok(false);
+                    }
+                    row_bytes.push(xty.shape[d..].iter().map(|&v| v.max(0) as usize).product::<usize>() * esize);
+                }
+                let out_row: usize = rty.shape[d..].iter().map(|&v| v.max(0) as usize).product::<usize>() * esize;
+                if row_bytes.iter().sum::<usize>() != out_row {
+                    return Ok(false);
+                }
+                let mut inputs = Vec::with_capacity(op.operands.len());
+                for &x in &op.operands {
+                    inputs.push(self.materialize(x)?);
+                }
+                let out = self.new_slot(*r)?;
+                self.push(StepKind::Concat(ConcatKernel { out, inputs, outer, row_bytes }));
+                self.nodes.insert(*r, Node::Slot(out));
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
     }
 
     /// dynamic_slice / dynamic_update_slice with integer scalar indices.

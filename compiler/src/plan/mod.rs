@@ -190,9 +190,20 @@ pub struct DynamicSliceKernel {
     pub in_place: bool,
 }
 
+/// `concatenate` as byte copies: for each of `outer` rows, input `i` contributes
+/// `row_bytes[i]` contiguous bytes to the output row.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConcatKernel {
+    pub out: SlotId,
+    pub inputs: Vec<SlotId>,
+    pub outer: usize,
+    pub row_bytes: Vec<usize>,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum StepKind {
     Elementwise(FusedKernel),
+    Concat(ConcatKernel),
     DynamicSlice(DynamicSliceKernel),
     Conv(ConvKernel),
     Reduce(ReduceKernel),
@@ -244,6 +255,7 @@ impl StepKind {
             }
             StepKind::Dot(d) => vec![d.lhs, d.rhs],
             StepKind::Conv(c) => vec![c.lhs, c.rhs],
+            StepKind::Concat(c) => c.inputs.clone(),
             StepKind::DynamicSlice(d) => std::iter::once(d.operand).chain(d.update).chain(d.indices.iter().copied()).collect(),
             StepKind::Alias { src, .. } => vec![*src],
             StepKind::Fallback { inputs, captured, .. } => {
@@ -260,6 +272,7 @@ impl StepKind {
             StepKind::Reduce(k) => vec![k.out],
             StepKind::Dot(d) => vec![d.out],
             StepKind::Conv(c) => vec![c.out],
+            StepKind::Concat(c) => vec![c.out],
             StepKind::DynamicSlice(d) => vec![d.out],
             StepKind::Alias { dst, .. } => vec![*dst],
             StepKind::Fallback { outputs, .. } | StepKind::While { outputs, .. } | StepKind::Case { outputs, .. } => {
@@ -305,7 +318,7 @@ impl Plan {
                     StepKind::Elementwise(_) => 0,
                     StepKind::Reduce(_) => 1,
                     StepKind::Dot(_) | StepKind::Conv(_) => 2,
-                    StepKind::Alias { .. } | StepKind::DynamicSlice(_) => 3,
+                    StepKind::Alias { .. } | StepKind::DynamicSlice(_) | StepKind::Concat(_) => 3,
                     StepKind::Fallback { .. } => 4,
                     StepKind::While { .. } | StepKind::Case { .. } => 5,
                 }] += 1;

@@ -366,6 +366,21 @@ impl Executable {
                 unsafe { gemm::run(d, a, b, Ptr(buf.as_mut_ptr()), &self.workers) };
                 slots[d.out] = Some(Arc::new(buf));
             }
+            (StepKind::Concat(k), _) => {
+                let mut buf = take_buffer(pool, plan.slots[k.out].byte_size());
+                let out_row: usize = k.row_bytes.iter().sum();
+                let out = buf.as_mut_slice();
+                let mut col = 0;
+                for (&s, &n) in k.inputs.iter().zip(&k.row_bytes) {
+                    let src = Self::slot_arc(slots, s)?;
+                    let src = src.as_slice();
+                    for o in 0..k.outer {
+                        out[o * out_row + col..o * out_row + col + n].copy_from_slice(&src[o * n..(o + 1) * n]);
+                    }
+                    col += n;
+                }
+                slots[k.out] = Some(Arc::new(buf));
+            }
             (StepKind::DynamicSlice(k), _) => {
                 let oty = &plan.slots[k.operand];
                 let mut idx = Vec::with_capacity(k.indices.len());
