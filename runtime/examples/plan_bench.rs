@@ -32,7 +32,7 @@ fn bench(name: &str, text: &str, args: &[Tensor], threads: usize) {
         })
         .collect();
     times.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    println!("{name:<28} {threads}T {:>10.3} ms   [{}]", times[2] * 1e3, p.plan().map_or("interp".into(), |p| p.summary()));
+    println!("{name:<28} {threads}T {:>12.1} us   [{}]", times[2] * 1e6, p.plan().map_or("interp".into(), |p| p.summary()));
 }
 
 fn chain(n: usize) -> String {
@@ -53,6 +53,47 @@ fn chain(n: usize) -> String {
 
 fn main() {
     for threads in [1, 2] {
+        bench(
+            "loop 1000 steps f32[128]",
+            "func.func public @main(%x: tensor<128xf32>) -> tensor<128xf32> {
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %0:2 = stablehlo.while(%i = %c0, %v = %x) : tensor<i32>, tensor<128xf32>
+  cond {
+    %n = stablehlo.constant dense<1000> : tensor<i32>
+    %p = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %one = stablehlo.constant dense<1> : tensor<i32>
+    %i1 = stablehlo.add %i, %one : tensor<i32>
+    %a = stablehlo.constant dense<1.01> : tensor<128xf32>
+    %b = stablehlo.constant dense<1.0> : tensor<128xf32>
+    %m = stablehlo.multiply %v, %a : tensor<128xf32>
+    %v1 = stablehlo.add %m, %b : tensor<128xf32>
+    stablehlo.return %i1, %v1 : tensor<i32>, tensor<128xf32>
+  }
+  return %0#1 : tensor<128xf32>
+}",
+            &[f32_tensor(&[128], 128)],
+            threads,
+        );
+        bench(
+            "dispatch f32[16]",
+            "func.func public @main(%x: tensor<16xf32>) -> tensor<16xf32> {
+  %0 = stablehlo.add %x, %x : tensor<16xf32>
+  return %0 : tensor<16xf32>
+}",
+            &[f32_tensor(&[16], 16)],
+            threads,
+        );
+        bench(
+            "conv2d NHWC 56x56x64 3x3x64",
+            "func.func public @main(%x: tensor<1x56x56x64xf32>, %k: tensor<3x3x64x64xf32>) -> tensor<1x56x56x64xf32> {
+  %0 = stablehlo.convolution(%x, %k) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [1, 1], pad = [[1, 1], [1, 1]]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x56x56x64xf32>, tensor<3x3x64x64xf32>) -> tensor<1x56x56x64xf32>
+  return %0 : tensor<1x56x56x64xf32>
+}",
+            &[f32_tensor(&[1, 56, 56, 64], 56 * 56 * 64), f32_tensor(&[3, 3, 64, 64], 9 * 64 * 64)],
+            threads,
+        );
         for n in [1_000_000usize, 10_000_000] {
             bench(&format!("tanh chain {n}"), &chain(n), &[f32_tensor(&[n as i64], n)], threads);
         }

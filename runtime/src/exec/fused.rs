@@ -54,7 +54,23 @@ pub enum Buf {
     Pred(Vec<u8>),
 }
 
+thread_local! {
+    static SPARE_REGISTERS: std::cell::RefCell<Vec<Buf>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 impl Buf {
+    fn elem(&self) -> E {
+        match self {
+            Buf::F32(_) => E::F32,
+            Buf::F64(_) => E::F64,
+            Buf::S32(_) => E::S32,
+            Buf::S64(_) => E::S64,
+            Buf::U32(_) => E::U32,
+            Buf::U64(_) => E::U64,
+            Buf::Pred(_) => E::Pred,
+        }
+    }
+
     fn new(elem: E) -> Result<Buf> {
         Ok(match elem {
             E::F32 => Buf::F32(vec![0.0; CHUNK]),
@@ -190,6 +206,30 @@ impl Compiled {
     /// Fresh registers for one thread.
     pub fn registers(&self) -> Result<Vec<Buf>> {
         self.expr.elems.iter().map(|&e| Buf::new(e)).collect()
+    }
+
+    /// Runs `f` with registers for this expression, reusing this thread's spare registers (small
+    /// kernels in loops would otherwise spend most of their time allocating them).
+    pub fn with_registers<R>(&self, f: impl FnOnce(&mut [Buf]) -> R) -> R {
+        SPARE_REGISTERS.with(|spare| {
+            let mut regs: Vec<Buf> = {
+                let mut spare = spare.borrow_mut();
+                self.expr
+                    .elems
+                    .iter()
+                    .map(|&e| match spare.iter().rposition(|b| b.elem() == e) {
+                        Some(i) => spare.swap_remove(i),
+                        None => Buf::new(e).expect("fused element types are checked at compile time"),
+                    })
+                    .collect()
+            };
+            let out = f(&mut regs);
+            let mut spare = spare.borrow_mut();
+            if spare.len() < 64 {
+                spare.extend(regs);
+            }
+            out
+        })
     }
 
     /// Evaluates flat indices `start..start + len` (len <= CHUNK) into the registers; the result is

@@ -449,20 +449,21 @@ impl Executable {
     fn elementwise(&self, ex: &Compiled, inputs: &[Ptr], out: Ptr, n: usize, esize: usize) {
         let cost = ex.expr.instrs.len().max(1);
         self.workers.for_ranges(n, CHUNK, cost, &|r| {
-            let mut regs = ex.registers().expect("registers of a compiled expression");
-            let ptrs: Vec<*const u8> = inputs.iter().map(|p| p.get()).collect();
-            let last = regs.len() - 1;
-            let mut start = r.start;
-            while start < r.end {
-                let len = CHUNK.min(r.end - start);
-                // SAFETY: inputs cover the loads (checked by the lowering's shapes) and the output
-                // holds n elements; ranges of different threads are disjoint.
-                unsafe {
-                    ex.eval(&ptrs, start, len, &mut regs);
-                    fused::store(&regs[last], (out.get() as *mut u8).add(start * esize), len);
+            ex.with_registers(|regs| {
+                let ptrs: Vec<*const u8> = inputs.iter().map(|p| p.get()).collect();
+                let last = regs.len() - 1;
+                let mut start = r.start;
+                while start < r.end {
+                    let len = CHUNK.min(r.end - start);
+                    // SAFETY: inputs cover the loads (checked by the lowering's shapes) and the output
+                    // holds n elements; ranges of different threads are disjoint.
+                    unsafe {
+                        ex.eval(&ptrs, start, len, regs);
+                        fused::store(&regs[last], (out.get() as *mut u8).add(start * esize), len);
+                    }
+                    start += len;
                 }
-                start += len;
-            }
+            });
         });
     }
 }

@@ -53,13 +53,22 @@ struct Fold<T, F: Fn(T, T) -> T> {
 
 /// Folds flat indices `range` of the expression into one value (without the init).
 unsafe fn fold_range<T: Elem, F: Fn(T, T) -> T>(ex: &Compiled, inputs: &[*const u8], range: std::ops::Range<usize>, fold: &Fold<T, F>) -> T {
-    let mut regs = ex.registers().expect("registers of a compiled expression");
+    ex.with_registers(|regs| fold_range_in(ex, inputs, range, fold, regs))
+}
+
+unsafe fn fold_range_in<T: Elem, F: Fn(T, T) -> T>(
+    ex: &Compiled,
+    inputs: &[*const u8],
+    range: std::ops::Range<usize>,
+    fold: &Fold<T, F>,
+    regs: &mut [Buf],
+) -> T {
     let mut lanes = [fold.id; 8];
     let last = regs.len() - 1;
     let mut start = range.start;
     while start < range.end {
         let len = CHUNK.min(range.end - start);
-        ex.eval(inputs, start, len, &mut regs);
+        ex.eval(inputs, start, len, regs);
         let v = &T::slice(&regs[last])[..len];
         let mut blocks = v.chunks_exact(8);
         for b in &mut blocks {
