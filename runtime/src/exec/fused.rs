@@ -290,13 +290,14 @@ fn unravel(mut i: usize, shape: &[usize], out: &mut [usize]) {
     }
 }
 
-/// Visits flat indices `start..start+len` of `shape`, giving `(position, coords-based value)`
-/// where the value is `offset + sum(coords * strides)`.
-fn for_strided(shape: &[usize], strides: &[isize], offset: isize, start: usize, len: usize, mut f: impl FnMut(usize, isize)) {
+/// Visits flat indices `start..start+len` of `shape` as runs along the last dimension, giving
+/// `(position, element index of the run's first element, run length)` where the element index is
+/// `offset + sum(coords * strides)`; within a run it advances by the last stride.
+fn for_runs(shape: &[usize], strides: &[isize], offset: isize, start: usize, len: usize, mut f: impl FnMut(usize, isize, usize)) {
     let rank = shape.len();
     if rank == 0 {
-        for j in 0..len {
-            f(j, offset);
+        if len > 0 {
+            f(0, offset, len);
         }
         return;
     }
@@ -309,19 +310,14 @@ fn for_strided(shape: &[usize], strides: &[isize], offset: isize, start: usize, 
         &mut big[..]
     };
     unravel(start, shape, coords);
-    let mut base: isize = offset + coords.iter().zip(strides).map(|(&c, &s)| c as isize * s).sum::<isize>();
     let last = rank - 1;
-    let (n_last, s_last) = (shape[last], strides[last]);
+    let n_last = shape[last];
     let mut j = 0;
     while j < len {
+        let base = offset + coords.iter().zip(strides).map(|(&c, &s)| c as isize * s).sum::<isize>();
         let run = (n_last - coords[last]).min(len - j);
-        for k in 0..run {
-            f(j + k, base + k as isize * s_last);
-        }
+        f(j, base, run);
         j += run;
-        if j >= len {
-            break;
-        }
         // Next row: carry into the outer dimensions.
         coords[last] = 0;
         let mut d = last;
@@ -333,8 +329,17 @@ fn for_strided(shape: &[usize], strides: &[isize], offset: isize, start: usize, 
             }
             coords[d] = 0;
         }
-        base = offset + coords.iter().zip(strides).map(|(&c, &s)| c as isize * s).sum::<isize>();
     }
+}
+
+/// Visits flat indices `start..start+len` of `shape`, giving `(position, element index)`.
+fn for_strided(shape: &[usize], strides: &[isize], offset: isize, start: usize, len: usize, mut f: impl FnMut(usize, isize)) {
+    let s_last = strides.last().copied().unwrap_or(0);
+    for_runs(shape, strides, offset, start, len, |j, base, run| {
+        for k in 0..run {
+            f(j + k, base + k as isize * s_last);
+        }
+    });
 }
 
 macro_rules! load_typed {
@@ -350,7 +355,18 @@ macro_rules! load_typed {
             }
             Access::Strided { offset, strides } => {
                 let v = &mut $v[..];
-                for_strided($shape, strides, *offset, $start, $len, |j, idx| v[j] = *p.offset(idx));
+                // Broadcast rows (last stride 0) fill, contiguous rows copy, others gather.
+                match strides.last().copied().unwrap_or(0) {
+                    0 => for_runs($shape, strides, *offset, $start, $len, |j, base, run| v[j..j + run].fill(*p.offset(base))),
+                    1 => for_runs($shape, strides, *offset, $start, $len, |j, base, run| {
+                        std::ptr::copy_nonoverlapping(p.offset(base), v[j..j + run].as_mut_ptr(), run)
+                    }),
+                    s_last => for_runs($shape, strides, *offset, $start, $len, |j, base, run| {
+                        for k in 0..run {
+                            v[j + k] = *p.offset(base + k as isize * s_last);
+                        }
+                    }),
+                }
             }
         }
     }};
