@@ -237,6 +237,9 @@ impl<'a> Lowering<'a> {
             Some((b, ReduceLayout::Rows { outer: size(0..rank - k), inner: size(rank - k..rank) }))
         } else if dims.iter().enumerate().all(|(i, &d)| d == i) {
             Some((b, ReduceLayout::Columns { outer: size(0..k), inner: size(k..rank) }))
+        } else if dims.windows(2).all(|w| w[1] == w[0] + 1) {
+            let (first, end) = (dims[0], dims[0] + k);
+            Some((b, ReduceLayout::Middle { outer: size(0..first), reduced: size(first..end), inner: size(end..rank) }))
         } else {
             None
         }

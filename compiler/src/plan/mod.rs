@@ -99,6 +99,8 @@ pub enum ReduceLayout {
     Rows { outer: usize, inner: usize },
     /// Input viewed as `[outer, inner]`; the `outer` (leading) axes are reduced.
     Columns { outer: usize, inner: usize },
+    /// Input viewed as `[outer, reduced, inner]`; the middle axes are reduced.
+    Middle { outer: usize, reduced: usize, inner: usize },
 }
 
 /// `out = combine(init, fold(combine, input))` where `input` is a fused expression over the

@@ -112,29 +112,52 @@ unsafe fn run_typed<T: Elem, F: Fn(T, T) -> T + Sync>(ex: &Compiled, inputs: &[P
                 }
             }
         }
-        ReduceLayout::Columns { outer, inner } => {
-            workers.for_ranges(inner, CHUNK, outer, &|cols| {
-                let mut regs = ex.registers().expect("registers of a compiled expression");
-                let last = regs.len() - 1;
-                let mut acc = vec![fold.id; cols.len()];
-                for i in 0..outer {
-                    let mut j = cols.start;
-                    while j < cols.end {
-                        let len = CHUNK.min(cols.end - j);
-                        ex.eval(ptrs.get(), i * inner + j, len, &mut regs);
-                        let v = &T::slice(&regs[last])[..len];
-                        for (a, &x) in acc[j - cols.start..j - cols.start + len].iter_mut().zip(v) {
-                            *a = (fold.f)(*a, x);
-                        }
-                        j += len;
-                    }
-                }
-                for (k, a) in acc.into_iter().enumerate() {
-                    *(out.get() as *mut T).add(cols.start + k) = (fold.f)(init, a);
-                }
-            });
+        ReduceLayout::Columns { outer, inner } => columns(ex, ptrs.get(), 0, outer, inner, init, &fold, out, 0, workers),
+        ReduceLayout::Middle { outer, reduced, inner } => {
+            for o in 0..outer {
+                columns(ex, ptrs.get(), o * reduced * inner, reduced, inner, init, &fold, out, o * inner, workers);
+            }
         }
     }
+}
+
+/// Folds `rows` rows of `inner` elements starting at flat index `base` into `inner` outputs
+/// written from `out_offset`; columns are split across threads (each owns its outputs).
+#[allow(clippy::too_many_arguments)]
+unsafe fn columns<T: Elem, F: Fn(T, T) -> T + Sync>(
+    ex: &Compiled,
+    ptrs: &[*const u8],
+    base: usize,
+    rows: usize,
+    inner: usize,
+    init: T,
+    fold: &Fold<T, F>,
+    out: Ptr,
+    out_offset: usize,
+    workers: &Workers,
+) {
+    let ptrs = PtrList(ptrs.to_vec());
+    workers.for_ranges(inner, CHUNK, rows, &|cols| {
+        ex.with_registers(|regs| {
+            let last = regs.len() - 1;
+            let mut acc = vec![fold.id; cols.len()];
+            for i in 0..rows {
+                let mut j = cols.start;
+                while j < cols.end {
+                    let len = CHUNK.min(cols.end - j);
+                    ex.eval(ptrs.get(), base + i * inner + j, len, regs);
+                    let v = &T::slice(&regs[last])[..len];
+                    for (a, &x) in acc[j - cols.start..j - cols.start + len].iter_mut().zip(v) {
+                        *a = (fold.f)(*a, x);
+                    }
+                    j += len;
+                }
+            }
+            for (k, a) in acc.into_iter().enumerate() {
+                *(out.get() as *mut T).add(out_offset + cols.start + k) = (fold.f)(init, a);
+            }
+        })
+    });
 }
 
 struct PtrList(Vec<*const u8>);
