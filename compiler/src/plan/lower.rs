@@ -434,7 +434,7 @@ impl<'a> Lowering<'a> {
             Node::View(..) | Node::Const(_) | Node::Iota(_) => {
                 let out = self.new_slot(v)?;
                 // The node is a leaf, so the expression is one instruction reading it.
-                let (expr, inputs) = self.expression(&shape, |l, e, ins| {
+                let (expr, inputs) = self.expression(&shape, |_, e, ins| {
                     let elem = ty.elem;
                     Ok(match node {
                         Node::View(s, view) => {
@@ -444,10 +444,6 @@ impl<'a> Lowering<'a> {
                         Node::Const(k) => e.push(Instr::Const(k), elem),
                         Node::Iota(d) => e.push(Instr::Iota { dim: d }, elem),
                         _ => return Err(Error::internal("not a leaf")),
-                    })
-                    .map(|r| {
-                        let _ = l;
-                        r
                     })
                 })?;
                 self.push(StepKind::Elementwise(FusedKernel { out, shape, inputs, expr, in_place: Vec::new() }));

@@ -11,6 +11,7 @@ use apu_compiler::plan::ConvKernel;
 /// Output positions per im2col block (the patch matrix stays in L2).
 const BLOCK_ROWS: usize = 64;
 
+#[allow(clippy::too_many_arguments)]
 trait Gemm: Copy + Default + Send + Sync + 'static {
     /// c[m, n] = a[m, k] * b[k, n] with a and b row-major, c through (rsc, csc).
     unsafe fn gemm(m: usize, k: usize, n: usize, a: *const Self, b: *const Self, c: *mut Self, rsc: isize, csc: isize);

@@ -36,7 +36,7 @@ pub fn starts(shape: &[i64], sizes: &[usize], indices: &[i64]) -> Vec<usize> {
 /// Calls `f(operand_byte_offset, box_byte_offset, bytes)` for every row (last dimension) of the box.
 fn for_rows(shape: &[i64], sizes: &[usize], start: &[usize], esize: usize, mut f: impl FnMut(usize, usize, usize)) {
     let rank = shape.len();
-    if sizes.iter().any(|&s| s == 0) {
+    if sizes.contains(&0) {
         return;
     }
     if rank == 0 {

@@ -4,8 +4,8 @@
 
 const LOG2E_F: f32 = std::f32::consts::LOG2_E;
 /// ln 2 split so that `n * LN2_HI_F` is exact for the n that occur.
-const LN2_HI_F: f32 = 0.693_359_375;
-const LN2_LO_F: f32 = -2.121_944_4e-4;
+const LN2_HI_F: f32 = 355.0 / 512.0;
+const LN2_LO_F: f32 = -2.121_944_5e-4;
 /// 1.5 * 2^23: adding it rounds an f32 to an integer held in the low mantissa bits.
 const ROUNDER_F: f32 = 12_582_912.0;
 

@@ -173,6 +173,7 @@ impl PtrList {
 ///
 /// # Safety
 /// Input pointers must cover the expression's loads and `out` must hold the output elements.
+#[allow(clippy::too_many_arguments)]
 pub unsafe fn run(ex: &Compiled, elem: E, op: B, layout: ReduceLayout, inputs: &[Ptr], init: KScalar, out: *mut u8, workers: &Workers) {
     macro_rules! go {
         ($t:ty, $id:expr, $f:expr) => {{
