@@ -105,6 +105,7 @@ fn golden_programs_match_on_the_interpreter_and_the_plan() {
         for threads in [1, 3] {
             let options = Options { threads, min_parallel_work: 1, interpret: false };
             let program = Program::compile_with(&module, &options).unwrap_or_else(|e| panic!("{name}: compile: {e}"));
+            assert!(program.plan().is_some(), "{name}: no plan was built");
             let out = program.run(&inputs).unwrap_or_else(|e| panic!("{name} on the plan: {e}"));
             runs.push((format!("plan with {threads} threads ({})", program.plan().map_or("interpreted".into(), |p| p.summary())), out));
         }

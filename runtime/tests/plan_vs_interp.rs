@@ -43,6 +43,8 @@ fn same_everywhere(m: &ValidModule, seed: u64) -> Result<(), TestCaseError> {
     for (threads, min_parallel_work) in [(1, usize::MAX), (3, 1)] {
         let p = Program::compile_with(m, &Options { threads, min_parallel_work, interpret: false })
             .map_err(|e| TestCaseError::fail(format!("compile: {e}")))?;
+        // Every generated program moves only tensors: it must get a plan, not the interpreter.
+        prop_assert!(p.plan().is_some(), "no plan was built");
         let got = p.run(&inputs).map_err(|e| TestCaseError::fail(format!("plan: {e}")))?;
         prop_assert_eq!(got.len(), want.len());
         for (i, (g, w)) in got.iter().zip(&want).enumerate() {

@@ -126,11 +126,24 @@ impl Program {
         if options.interpret {
             return Ok(Program { kind: Kind::Interp(module.clone()) });
         }
-        let Some(plan) = lower::lower(module.module(), &Kernels)? else {
-            return Ok(Program { kind: Kind::Interp(module.clone()) });
+        // The interpreter accepted the program (check_supported above), so a plan that cannot be
+        // built is not the user's problem: run that program on the interpreter instead.
+        let planned = lower::lower(module.module(), &Kernels).and_then(|plan| match plan {
+            Some(plan) => {
+                let mut prepared: Vec<Prepared> = (0..plan.num_steps).map(|_| Prepared::None).collect();
+                prepare(&plan.steps, &mut prepared)?;
+                Ok(Some((plan, prepared)))
+            }
+            None => Ok(None),
+        });
+        let (plan, prepared) = match planned {
+            Ok(Some(p)) => p,
+            Ok(None) => return Ok(Program { kind: Kind::Interp(module.clone()) }),
+            Err(e) => {
+                tracing::warn!("no plan for @{}, running it on the interpreter: {e}", module.entry_function().name);
+                return Ok(Program { kind: Kind::Interp(module.clone()) });
+            }
         };
-        let mut prepared: Vec<Prepared> = (0..plan.num_steps).map(|_| Prepared::None).collect();
-        prepare(&plan.steps, &mut prepared)?;
         let mut constants = Vec::new();
         for (slot, lit) in &plan.constants {
             constants.push((*slot, Arc::new(AlignedBytes::from_slice(&lit.to_dense_bytes()))));
