@@ -9,6 +9,8 @@ pub mod error;
 pub mod hlo;
 pub mod ir;
 pub mod options;
+pub mod passes;
+pub mod plan;
 pub mod print;
 pub mod program;
 pub mod text;

@@ -4,6 +4,7 @@
 pub mod buffer;
 pub mod device;
 pub mod event;
+pub mod exec;
 pub mod interp;
 pub mod layout;
 pub mod memory_stats;

@@ -17,7 +17,22 @@ pub struct AlignedBytes {
 
 impl AlignedBytes {
     pub fn zeroed(len: usize) -> Self {
-        AlignedBytes { chunks: vec![Chunk([0; 64]); len.div_ceil(64)], len }
+        let n = len.div_ceil(64);
+        if n == 0 {
+            return AlignedBytes { chunks: Vec::new(), len };
+        }
+        // Zeroed allocation (calloc-like) so that large buffers come as fresh zero pages instead of
+        // being written twice; `Vec::from_raw_parts` takes back exactly the layout of `[Chunk; n]`.
+        let layout = std::alloc::Layout::array::<Chunk>(n).expect("buffer size overflows");
+        // SAFETY: the layout has a non-zero size; all-zero bytes are a valid `Chunk`.
+        let chunks = unsafe {
+            let ptr = std::alloc::alloc_zeroed(layout) as *mut Chunk;
+            if ptr.is_null() {
+                std::alloc::handle_alloc_error(layout);
+            }
+            Vec::from_raw_parts(ptr, n, n)
+        };
+        AlignedBytes { chunks, len }
     }
     pub fn from_slice(bytes: &[u8]) -> Self {
         let mut out = Self::zeroed(bytes.len());
@@ -37,6 +52,9 @@ impl AlignedBytes {
     pub fn as_mut_slice(&mut self) -> &mut [u8] {
         // SAFETY: as above, and we hold the only reference.
         unsafe { std::slice::from_raw_parts_mut(self.chunks.as_mut_ptr() as *mut u8, self.len) }
+    }
+    pub fn as_mut_ptr(&mut self) -> *mut u8 {
+        self.chunks.as_mut_ptr() as *mut u8
     }
     pub fn as_ptr(&self) -> *const u8 {
         self.chunks.as_ptr() as *const u8

@@ -6,6 +6,7 @@ mod common;
 use apu_compiler::ir::ElementType;
 use apu_compiler::program::{read_program, ProgramFormat};
 use apu_compiler::valid::validate;
+use apu_runtime::exec::{Options, Program};
 use apu_runtime::{interp, npz, Tensor};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -78,7 +79,34 @@ fn as_type(t: &Tensor, want: &apu_compiler::ir::Type) -> Tensor {
     }
 }
 
-fn run_one(path: &Path, format: ProgramFormat, io: &[(String, Tensor)]) -> Result<(), String> {
+/// Which engine runs the programs: the interpreter, or the plan executor with a thread count (and a
+/// tiny parallel threshold, so that even small kernels are split across the threads).
+#[derive(Clone, Copy, Debug)]
+enum Executor {
+    Interp,
+    Plan { threads: usize },
+}
+
+fn execute(executor: Executor, module: &apu_compiler::valid::ValidModule, inputs: &[Tensor]) -> Result<Vec<Tensor>, String> {
+    match executor {
+        Executor::Interp => interp::run(module, inputs).map_err(|e| format!("run: {e}")),
+        Executor::Plan { threads } => {
+            let options = Options { threads, min_parallel_work: if threads > 1 { 1 } else { usize::MAX }, interpret: false };
+            let program = Program::compile_with(module, &options).map_err(|e| format!("compile: {e}"))?;
+            let first = program.run(inputs).map_err(|e| format!("run: {e}"))?;
+            // A second run reuses the buffers recycled by the first: it must give the same results.
+            let second = program.run(inputs).map_err(|e| format!("second run: {e}"))?;
+            for (i, (a, b)) in first.iter().zip(&second).enumerate() {
+                if a.bytes() != b.bytes() {
+                    return Err(format!("out{i}: the second run differs from the first"));
+                }
+            }
+            Ok(first)
+        }
+    }
+}
+
+fn run_one(executor: Executor, path: &Path, format: ProgramFormat, io: &[(String, Tensor)]) -> Result<(), String> {
     let code = std::fs::read(path).map_err(|e| e.to_string())?;
     let module = read_program(format, &code).map_err(|e| format!("read: {e}"))?;
     let module = validate(module).map_err(|e| format!("validate: {e}"))?;
@@ -90,7 +118,7 @@ fn run_one(path: &Path, format: ProgramFormat, io: &[(String, Tensor)]) -> Resul
         return Err(format!("the fixture has {} inputs but @main takes {}", inputs.len(), main.body.params.len()));
     }
     let inputs: Vec<Tensor> = inputs.iter().zip(main.param_types()).map(|(t, ty)| as_type(t, &ty)).collect();
-    let outputs = interp::run(&module, &inputs).map_err(|e| format!("run: {e}"))?;
+    let outputs = execute(executor, &module, &inputs)?;
     let wanted: Vec<Tensor> = (0..)
         .map_while(|i| io.iter().find(|(n, _)| *n == format!("out{i}")).map(|(_, t)| t))
         .zip(&main.result_types)
@@ -106,7 +134,7 @@ fn run_one(path: &Path, format: ProgramFormat, io: &[(String, Tensor)]) -> Resul
 }
 
 /// Runs every program with an `.io.npz` in `dir` through every form present; returns (per-form passes, failures).
-fn run_dir(dir: &Path, passed: &mut BTreeMap<&'static str, usize>, failures: &mut Vec<String>) -> usize {
+fn run_dir(executor: Executor, dir: &Path, passed: &mut BTreeMap<&'static str, usize>, failures: &mut Vec<String>) -> usize {
     let mut programs: Vec<String> = std::fs::read_dir(dir)
         .unwrap()
         .filter_map(|e| e.ok()?.file_name().to_str()?.strip_suffix(".io.npz").map(str::to_string))
@@ -119,7 +147,7 @@ fn run_dir(dir: &Path, passed: &mut BTreeMap<&'static str, usize>, failures: &mu
             if !path.exists() {
                 continue;
             }
-            match run_one(&path, *format, &io) {
+            match run_one(executor, &path, *format, &io) {
                 Ok(()) => *passed.entry(suffix).or_default() += 1,
                 Err(e) => failures.push(format!("{}: {e}", path.display())),
             }
@@ -137,23 +165,51 @@ fn report(what: &str, n: usize, passed: &BTreeMap<&str, usize>, failures: &[Stri
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
 }
 
-#[test]
-fn every_shared_sample_runs_through_every_reader_and_matches_jax() {
+fn shared_samples(executor: Executor) {
     let Some(dir) = common::samples_dir() else {
         eprintln!("skipped: samples not found");
         return;
     };
     let (mut passed, mut failures) = (BTreeMap::new(), Vec::new());
-    let n = run_dir(&dir.join("jax"), &mut passed, &mut failures);
-    report("shared samples", n, &passed, &failures);
+    let n = run_dir(executor, &dir.join("jax"), &mut passed, &mut failures);
+    report(&format!("shared samples on {executor:?}"), n, &passed, &failures);
+}
+
+fn project_fixtures(executor: Executor) {
+    let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/programs"));
+    let (mut passed, mut failures) = (BTreeMap::new(), Vec::new());
+    let n = run_dir(executor, dir, &mut passed, &mut failures);
+    report(&format!("project fixtures on {executor:?}"), n, &passed, &failures);
+}
+
+#[test]
+fn every_shared_sample_runs_through_every_reader_and_matches_jax() {
+    shared_samples(Executor::Interp);
 }
 
 #[test]
 fn every_project_fixture_runs_through_every_reader_and_matches_jax() {
-    let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/programs"));
-    let (mut passed, mut failures) = (BTreeMap::new(), Vec::new());
-    let n = run_dir(dir, &mut passed, &mut failures);
-    report("project fixtures", n, &passed, &failures);
+    project_fixtures(Executor::Interp);
+}
+
+#[test]
+fn every_shared_sample_matches_jax_on_the_plan_with_one_thread() {
+    shared_samples(Executor::Plan { threads: 1 });
+}
+
+#[test]
+fn every_shared_sample_matches_jax_on_the_plan_with_three_threads() {
+    shared_samples(Executor::Plan { threads: 3 });
+}
+
+#[test]
+fn every_project_fixture_matches_jax_on_the_plan_with_one_thread() {
+    project_fixtures(Executor::Plan { threads: 1 });
+}
+
+#[test]
+fn every_project_fixture_matches_jax_on_the_plan_with_three_threads() {
+    project_fixtures(Executor::Plan { threads: 3 });
 }
 
 /// Programs in the directory named by `APU_PIPELINE_DIR` (same naming: `<name>.io.npz` beside any of

@@ -396,6 +396,23 @@ impl<'m> Interpreter<'m> {
         }
     }
 
+    /// Evaluates one op of `func` on its operand values, with `captured` binding the values its
+    /// regions read from the enclosing function (the plan executor's fallback for ops without a
+    /// fast kernel).
+    pub fn eval_single(&self, func: &'m Function, op: &Op, operands: Vec<Value>, captured: Vec<(ValueId, Value)>) -> Result<Vec<Value>> {
+        let mut frame = Frame::new(func);
+        for (v, value) in captured {
+            frame.set(v, value)?;
+        }
+        if operands.len() != op.operands.len() {
+            return Err(Error::internal(format!("{} takes {} operands, got {}", op.kind.name(), op.operands.len(), operands.len())));
+        }
+        for (&v, value) in op.operands.iter().zip(operands) {
+            frame.set(v, value)?;
+        }
+        self.eval_op(&mut frame, op, 0).map_err(|e| e.context(format!("{} at {}", op.kind.name(), op.location)))
+    }
+
     fn call_named(&self, name: &str, args: Vec<Value>, depth: usize) -> Result<Vec<Value>> {
         let f = self.module.function(name).ok_or_else(|| Error::invalid(format!("call to unknown function @{name}")))?;
         if args.len() != f.body.params.len() {

@@ -120,6 +120,28 @@ fn on_large_stack<T: Send>(f: impl FnOnce() -> Result<T> + Send) -> Result<T> {
     })
 }
 
+/// Evaluates the single op `op` of function `func` of `module` on tensors (see
+/// [`eval::Interpreter::eval_single`]); every result must be a tensor.
+pub fn eval_one_op(
+    module: &apu_compiler::ir::Module,
+    func: &apu_compiler::ir::Function,
+    op: &apu_compiler::ir::Op,
+    operands: &[Tensor],
+    captured: &[(apu_compiler::ir::ValueId, Tensor)],
+) -> Result<Vec<Tensor>> {
+    let to_value = |t: &Tensor| -> Result<Value> { Ok(Value::tensor(Dense::from_tensor(t)?)) };
+    let operands = operands.iter().map(to_value).collect::<Result<Vec<_>>>()?;
+    let captured = captured.iter().map(|(v, t)| Ok((*v, to_value(t)?))).collect::<Result<Vec<_>>>()?;
+    let results = eval::Interpreter::new(module).eval_single(func, op, operands, captured)?;
+    results
+        .iter()
+        .map(|r| match r {
+            Value::Tensor(d) => d.to_tensor(),
+            _ => Err(Error::unimplemented(format!("{} returning a tuple or token outside the interpreter", op.kind.name()))),
+        })
+        .collect()
+}
+
 fn flatten(v: &Value, out: &mut Vec<Tensor>) -> Result<()> {
     match v {
         Value::Tensor(d) => out.push(d.to_tensor()?),

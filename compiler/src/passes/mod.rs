@@ -1,0 +1,55 @@
+//! Passes over a module before planning: inlining of calls (so that fusion sees through JAX's
+//! private helper functions) and removal of ops that do nothing (same-type reshapes, converts,
+//! broadcasts, identity transposes, full slices).
+
+mod identity;
+mod inline;
+mod remap;
+
+use crate::ir::Module;
+use crate::Result;
+
+/// The simplifications the planner relies on, in order. The result has the same semantics.
+pub fn simplify(module: &Module) -> Result<Module> {
+    let mut m = inline::inline_calls(module)?;
+    identity::remove_identity_ops(&mut m);
+    Ok(m)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{BinaryOp, ElementType, Function, OpKind, Op, Type};
+
+    fn f32s(n: i64) -> Type {
+        Type::tensor(vec![n], ElementType::F32)
+    }
+
+    #[test]
+    fn calls_are_inlined_and_identity_ops_removed() {
+        // @double(x) = x + x ; @main(a) = reshape(double(a)) with the same type.
+        let mut callee = Function::new("double");
+        let x = callee.new_value(f32s(4));
+        let y = callee.new_value(f32s(4));
+        callee.body.params = vec![x];
+        callee.body.ops.push(Op::new(OpKind::Binary(BinaryOp::Add), vec![x, x], vec![y]));
+        callee.body.results = vec![y];
+        let mut main = Function::new("main");
+        let a = main.new_value(f32s(4));
+        let c = main.new_value(f32s(4));
+        let r = main.new_value(f32s(4));
+        main.body.params = vec![a];
+        main.body.ops.push(Op::new(OpKind::Call { callee: "double".into() }, vec![a], vec![c]));
+        main.body.ops.push(Op::new(OpKind::Reshape, vec![c], vec![r]));
+        main.body.results = vec![r];
+        let module = Module { functions: vec![main, callee], entry: 0, ..Default::default() };
+        let out = simplify(&module).unwrap();
+        let main = out.entry_function();
+        assert_eq!(main.body.ops.len(), 1, "{:?}", main.body.ops);
+        let add = &main.body.ops[0];
+        assert_eq!(add.kind, OpKind::Binary(BinaryOp::Add));
+        assert_eq!(add.operands, vec![a, a]);
+        assert_eq!(main.body.results, add.results);
+        assert_eq!(main.value_type(add.results[0]), &f32s(4));
+    }
+}

@@ -1,0 +1,345 @@
+//! The execution plan: an immutable list of steps over numbered buffer slots, built from a
+//! [`crate::valid::ValidModule`] by [`lower::lower`]. The runtime executes it; ops without a fast
+//! kernel become [`StepKind::Fallback`] steps that the runtime hands to the reference interpreter.
+//!
+//! Kernels the plan may use are decided by the runtime through [`Capabilities`], so that the two
+//! cannot disagree about what a fused kernel can evaluate.
+
+pub mod lower;
+pub mod view;
+
+use crate::ir::{BinaryOp, ComparisonDirection, ComparisonType, ElementType, Literal, Module, Op, TensorType, UnaryOp, ValueId};
+pub use view::View;
+
+/// Index of a buffer slot in [`Plan::slots`].
+pub type SlotId = usize;
+
+/// What the runtime's kernels implement; asked by the lowering for every candidate op.
+pub trait Capabilities {
+    /// Whether fused kernels handle values of this element type at all.
+    fn fused_elem(&self, elem: ElementType) -> bool;
+    fn unary(&self, op: UnaryOp, elem: ElementType) -> bool;
+    fn binary(&self, op: BinaryOp, elem: ElementType) -> bool;
+    fn compare(&self, dir: ComparisonDirection, ty: Option<ComparisonType>, elem: ElementType) -> bool;
+    fn convert(&self, from: ElementType, to: ElementType) -> bool;
+    /// Whether a reduce with this combiner on this type has a kernel.
+    fn reduce(&self, op: BinaryOp, elem: ElementType) -> bool;
+    /// Whether dot_general with these operand/result types has a GEMM kernel.
+    fn dot(&self, lhs: ElementType, rhs: ElementType, out: ElementType) -> bool;
+}
+
+/// A scalar constant inside a fused kernel, already of the register's element type.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum KScalar {
+    F32(f32),
+    F64(f64),
+    S32(i32),
+    S64(i64),
+    U32(u32),
+    U64(u64),
+    Pred(bool),
+}
+
+/// Index of an instruction's result inside one [`Expr`].
+pub type Reg = usize;
+
+/// One instruction of a fused elementwise expression, evaluated over the kernel's output index
+/// space (every instruction has the kernel's shape).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Instr {
+    /// Reads input `input` (an index into the kernel's `inputs`) through a strided view.
+    Load { input: usize, view: View },
+    Const(KScalar),
+    /// The coordinate along `dim` of the kernel's shape.
+    Iota { dim: usize },
+    Unary(UnaryOp, Reg),
+    Binary(BinaryOp, Reg, Reg),
+    Compare(ComparisonDirection, Option<ComparisonType>, Reg, Reg),
+    Select(Reg, Reg, Reg),
+    /// `clamp(lo, x, hi)`.
+    Clamp(Reg, Reg, Reg),
+    Convert(Reg),
+}
+
+/// A fused expression in SSA form: `instrs[i]` produces register `i` of element type `elems[i]`;
+/// the last instruction is the result.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Expr {
+    pub instrs: Vec<Instr>,
+    pub elems: Vec<ElementType>,
+}
+
+impl Expr {
+    pub fn push(&mut self, instr: Instr, elem: ElementType) -> Reg {
+        self.instrs.push(instr);
+        self.elems.push(elem);
+        self.instrs.len() - 1
+    }
+    pub fn result(&self) -> Reg {
+        self.instrs.len() - 1
+    }
+}
+
+/// An elementwise kernel: `out[i] = expr(i)` over the shape of `out`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FusedKernel {
+    pub out: SlotId,
+    pub shape: Vec<i64>,
+    pub inputs: Vec<SlotId>,
+    pub expr: Expr,
+    /// Inputs read contiguously at the output's index with the output's byte size, whose last use
+    /// is this kernel: the runtime may write the result into one of their buffers.
+    pub in_place: Vec<usize>,
+}
+
+/// Which axes a reduction folds, in a shape the kernels handle directly.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReduceLayout {
+    /// Input viewed as `[outer, inner]`; the `inner` (trailing) axes are reduced. Covers "all axes".
+    Rows { outer: usize, inner: usize },
+    /// Input viewed as `[outer, inner]`; the `outer` (leading) axes are reduced.
+    Columns { outer: usize, inner: usize },
+    /// Input viewed as `[outer, reduced, inner]`; the middle axes are reduced.
+    Middle { outer: usize, reduced: usize, inner: usize },
+}
+
+/// `out = combine(init, fold(combine, input))` where `input` is a fused expression over the
+/// reduce's input shape.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReduceKernel {
+    pub out: SlotId,
+    pub combiner: BinaryOp,
+    pub elem: ElementType,
+    pub layout: ReduceLayout,
+    pub input_shape: Vec<i64>,
+    pub inputs: Vec<SlotId>,
+    pub expr: Expr,
+    /// The init value: a scalar slot or a constant.
+    pub init: Operand,
+}
+
+/// A scalar operand that is either a constant or read from a slot.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Operand {
+    Const(KScalar),
+    Slot(SlotId),
+}
+
+/// `dot_general` as (batched) GEMM: `out[b, m, n] = sum_k lhs[b, m, k] * rhs[b, k, n]` with the
+/// operands addressed through element strides (so transposes cost nothing).
+#[derive(Clone, Debug, PartialEq)]
+pub struct DotKernel {
+    pub out: SlotId,
+    pub elem: ElementType,
+    pub lhs: SlotId,
+    pub rhs: SlotId,
+    pub batch: usize,
+    pub m: usize,
+    pub n: usize,
+    pub k: usize,
+    /// (batch stride, row stride over m, column stride over k) in elements, plus a start offset.
+    pub lhs_strides: [isize; 3],
+    pub lhs_offset: usize,
+    /// (batch stride, row stride over k, column stride over n) in elements, plus a start offset.
+    pub rhs_strides: [isize; 3],
+    pub rhs_offset: usize,
+}
+
+/// A convolution as im2col + GEMM (one feature group, no input dilation, no window reversal).
+/// Strides are in elements of each operand's buffer; `out_spatial_stride` is the stride of the
+/// output's spatial positions taken as one row-major index.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConvKernel {
+    pub out: SlotId,
+    pub lhs: SlotId,
+    pub rhs: SlotId,
+    pub elem: ElementType,
+    pub batch: usize,
+    pub in_features: usize,
+    pub out_features: usize,
+    pub in_spatial: Vec<usize>,
+    pub kernel_spatial: Vec<usize>,
+    pub out_spatial: Vec<usize>,
+    pub window_strides: Vec<usize>,
+    pub pad_low: Vec<isize>,
+    pub rhs_dilation: Vec<usize>,
+    /// (batch, feature, spatial...) strides of the input.
+    pub lhs_batch_stride: isize,
+    pub lhs_feature_stride: isize,
+    pub lhs_spatial_strides: Vec<isize>,
+    /// (input feature, output feature, spatial...) strides of the kernel.
+    pub rhs_in_stride: isize,
+    pub rhs_out_stride: isize,
+    pub rhs_spatial_strides: Vec<isize>,
+    pub out_batch_stride: isize,
+    pub out_feature_stride: isize,
+    pub out_spatial_stride: isize,
+}
+
+/// `dynamic_slice` and `dynamic_update_slice` as byte copies of a box whose start is read from
+/// scalar index slots at run time (clamped into range, as the spec says).
+#[derive(Clone, Debug, PartialEq)]
+pub struct DynamicSliceKernel {
+    pub out: SlotId,
+    pub operand: SlotId,
+    /// The update (dynamic_update_slice) or `None` (dynamic_slice).
+    pub update: Option<SlotId>,
+    pub indices: Vec<SlotId>,
+    /// Box size per dimension (the slice sizes, or the update's shape).
+    pub sizes: Vec<usize>,
+    /// dynamic_update_slice only: the operand's last use is this step, so its buffer may be
+    /// updated in place when nothing else holds it.
+    pub in_place: bool,
+}
+
+/// `concatenate` as byte copies: for each of `outer` rows, input `i` contributes
+/// `row_bytes[i]` contiguous bytes to the output row.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConcatKernel {
+    pub out: SlotId,
+    pub inputs: Vec<SlotId>,
+    pub outer: usize,
+    pub row_bytes: Vec<usize>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum StepKind {
+    Elementwise(FusedKernel),
+    Concat(ConcatKernel),
+    DynamicSlice(DynamicSliceKernel),
+    Conv(ConvKernel),
+    Reduce(ReduceKernel),
+    Dot(DotKernel),
+    /// `dst` shares `src`'s buffer (a reshape of a contiguous value).
+    Alias { src: SlotId, dst: SlotId },
+    /// One op run by the interpreter. `captured` are values defined outside the op's regions
+    /// that the regions read.
+    Fallback { op: Op, inputs: Vec<SlotId>, captured: Vec<(ValueId, SlotId)>, outputs: Vec<SlotId> },
+    /// `while`: the state starts as `inputs`; `cond` and `body` read it through their params.
+    /// `captured` are outer slots the blocks read (kept alive across the loop).
+    While { inputs: Vec<SlotId>, captured: Vec<SlotId>, cond: Block, body: Block, outputs: Vec<SlotId> },
+    /// `case`: runs branch `index` (out-of-range: the last one) and copies its results out.
+    Case { index: SlotId, captured: Vec<SlotId>, branches: Vec<Block>, outputs: Vec<SlotId> },
+}
+
+/// A nested plan for a region: its params are bound before each run, its steps run in order and
+/// its results are read afterwards. It shares the plan's slot numbering.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Block {
+    pub params: Vec<SlotId>,
+    pub steps: Vec<Step>,
+    pub results: Vec<SlotId>,
+    /// Slots the block owns that still hold buffers after a run (its params, and results its own
+    /// steps wrote): the executor clears them so the next run owns its buffers alone.
+    pub clear_after: Vec<SlotId>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Step {
+    /// Unique over the whole plan (nested blocks included), below [`Plan::num_steps`].
+    pub id: usize,
+    pub kind: StepKind,
+    /// Slots whose last use is this step: their buffers may be recycled afterwards.
+    pub free_after: Vec<SlotId>,
+}
+
+impl StepKind {
+    /// Slots the step reads.
+    pub fn reads(&self) -> Vec<SlotId> {
+        match self {
+            StepKind::Elementwise(k) => k.inputs.clone(),
+            StepKind::Reduce(k) => {
+                let mut v = k.inputs.clone();
+                if let Operand::Slot(s) = k.init {
+                    v.push(s);
+                }
+                v
+            }
+            StepKind::Dot(d) => vec![d.lhs, d.rhs],
+            StepKind::Conv(c) => vec![c.lhs, c.rhs],
+            StepKind::Concat(c) => c.inputs.clone(),
+            StepKind::DynamicSlice(d) => std::iter::once(d.operand).chain(d.update).chain(d.indices.iter().copied()).collect(),
+            StepKind::Alias { src, .. } => vec![*src],
+            StepKind::Fallback { inputs, captured, .. } => {
+                inputs.iter().copied().chain(captured.iter().map(|c| c.1)).collect()
+            }
+            StepKind::While { inputs, captured, .. } => inputs.iter().chain(captured).copied().collect(),
+            StepKind::Case { index, captured, .. } => std::iter::once(index).chain(captured).copied().collect(),
+        }
+    }
+    /// Slots the step writes.
+    pub fn writes(&self) -> Vec<SlotId> {
+        match self {
+            StepKind::Elementwise(k) => vec![k.out],
+            StepKind::Reduce(k) => vec![k.out],
+            StepKind::Dot(d) => vec![d.out],
+            StepKind::Conv(c) => vec![c.out],
+            StepKind::Concat(c) => vec![c.out],
+            StepKind::DynamicSlice(d) => vec![d.out],
+            StepKind::Alias { dst, .. } => vec![*dst],
+            StepKind::Fallback { outputs, .. } | StepKind::While { outputs, .. } | StepKind::Case { outputs, .. } => {
+                outputs.clone()
+            }
+        }
+    }
+
+    /// The nested blocks of a control-flow step.
+    pub fn blocks(&self) -> Vec<&Block> {
+        match self {
+            StepKind::While { cond, body, .. } => vec![cond, body],
+            StepKind::Case { branches, .. } => branches.iter().collect(),
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// An immutable plan for the entry function of a module.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// Type of every slot.
+    pub slots: Vec<TensorType>,
+    /// Slots bound to the arguments, in order.
+    pub params: Vec<SlotId>,
+    /// Slots holding constants before the first step.
+    pub constants: Vec<(SlotId, Literal)>,
+    pub steps: Vec<Step>,
+    /// Slots returned, in order (a slot may appear more than once).
+    pub results: Vec<SlotId>,
+    /// The (simplified) module, for fallback steps; the plan runs `module.entry_function()`.
+    pub module: Module,
+    /// Number of steps, nested ones included (step ids are below it).
+    pub num_steps: usize,
+}
+
+impl Plan {
+    /// How many steps of each kind (nested blocks included), for logs and tests.
+    pub fn summary(&self) -> String {
+        fn count(steps: &[Step], counts: &mut [usize; 6]) {
+            for s in steps {
+                counts[match s.kind {
+                    StepKind::Elementwise(_) => 0,
+                    StepKind::Reduce(_) => 1,
+                    StepKind::Dot(_) | StepKind::Conv(_) => 2,
+                    StepKind::Alias { .. } | StepKind::DynamicSlice(_) | StepKind::Concat(_) => 3,
+                    StepKind::Fallback { .. } => 4,
+                    StepKind::While { .. } | StepKind::Case { .. } => 5,
+                }] += 1;
+                for b in s.kind.blocks() {
+                    count(&b.steps, counts);
+                }
+            }
+        }
+        let mut counts = [0usize; 6];
+        count(&self.steps, &mut counts);
+        format!(
+            "{} steps: {} fused, {} reduce, {} dot/conv, {} alias/copy, {} fallback, {} control",
+            counts.iter().sum::<usize>(),
+            counts[0],
+            counts[1],
+            counts[2],
+            counts[3],
+            counts[4],
+            counts[5]
+        )
+    }
+}

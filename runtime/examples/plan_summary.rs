@@ -1,0 +1,80 @@
+//! Prints the plan of each program given on the command line (StableHLO text or VHLO bytecode):
+//! step counts and every op that falls back to the interpreter. With `APU_TIME=1` it also runs
+//! each program on pseudo-random inputs and prints the median of 5 runs (after a warm-up).
+
+use apu_compiler::plan::StepKind;
+use apu_compiler::program::{read_program, ProgramFormat};
+use apu_compiler::valid::validate;
+use apu_runtime::exec::{Options, Program};
+
+fn main() {
+    for path in std::env::args().skip(1) {
+        let code = std::fs::read(&path).expect("readable program");
+        let module = match read_program(ProgramFormat::Mlir, &code).and_then(validate) {
+            Ok(m) => m,
+            Err(e) => {
+                println!("{path}: {e}");
+                continue;
+            }
+        };
+        match Program::compile_with(&module, &Options { threads: 1, min_parallel_work: usize::MAX, interpret: false }) {
+            Ok(p) => match p.plan() {
+                Some(plan) => {
+                    let fallbacks: Vec<&str> = plan
+                        .steps
+                        .iter()
+                        .filter_map(|s| match &s.kind {
+                            StepKind::Fallback { op, .. } => Some(op.kind.name()),
+                            _ => None,
+                        })
+                        .collect();
+                    println!("{path}: {} fallbacks {:?}", plan.summary(), fallbacks);
+                    if std::env::var("APU_TIME").is_ok_and(|v| v == "1") {
+                        time(&module);
+                    }
+                }
+                None => println!("{path}: runs on the interpreter"),
+            },
+            Err(e) => println!("{path}: {e}"),
+        }
+    }
+}
+
+fn time(module: &apu_compiler::valid::ValidModule) {
+    let mut seed = 1u64;
+    let inputs: Vec<apu_runtime::Tensor> = module
+        .entry_function()
+        .param_types()
+        .iter()
+        .map(|t| {
+            let t = t.as_tensor().expect("tensor parameter").clone();
+            let n = t.num_elements();
+            let mut bytes = Vec::with_capacity(t.byte_size());
+            for _ in 0..n {
+                seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                let r = (seed >> 40) as u32;
+                match t.elem.byte_size() {
+                    4 if t.elem.is_float() => bytes.extend(((r as f32 / (1u32 << 24) as f32) - 0.5).to_le_bytes()),
+                    8 if t.elem.is_float() => bytes.extend(((r as f64 / (1u32 << 24) as f64) - 0.5).to_le_bytes()),
+                    k => bytes.extend(&(r % 4).to_le_bytes()[..k.min(4)]),
+                }
+                bytes.resize(bytes.len().max(bytes.len()), 0);
+            }
+            bytes.resize(t.byte_size(), 0);
+            apu_runtime::Tensor::from_bytes(t, &bytes).expect("input bytes")
+        })
+        .collect();
+    for threads in [1, 2] {
+        let p = Program::compile_with(module, &Options { threads, ..Options::from_env() }).expect("compiles");
+        drop(p.run(&inputs).expect("runs"));
+        let mut times: Vec<f64> = (0..5)
+            .map(|_| {
+                let t = std::time::Instant::now();
+                drop(p.run(&inputs).expect("runs"));
+                t.elapsed().as_secs_f64()
+            })
+            .collect();
+        times.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        println!("    {threads}T: {:.1} us", times[2] * 1e6);
+    }
+}

@@ -1,0 +1,134 @@
+//! Convolution as im2col + GEMM: for a block of output positions, gather the input patches into a
+//! row-major matrix (zeros where the window hangs over the padding), multiply by the kernel packed
+//! as a [window * in_features, out_features] matrix, and let the GEMM write the output through its
+//! strides (NHWC and NCHW outputs need no extra copy).
+
+use super::workers::Workers;
+use super::Ptr;
+use apu_compiler::ir::ElementType as E;
+use apu_compiler::plan::ConvKernel;
+
+/// Output positions per im2col block (the patch matrix stays in L2).
+const BLOCK_ROWS: usize = 64;
+
+#[allow(clippy::too_many_arguments)]
+trait Gemm: Copy + Default + Send + Sync + 'static {
+    /// c[m, n] = a[m, k] * b[k, n] with a and b row-major, c through (rsc, csc).
+    unsafe fn gemm(m: usize, k: usize, n: usize, a: *const Self, b: *const Self, c: *mut Self, rsc: isize, csc: isize);
+}
+impl Gemm for f32 {
+    unsafe fn gemm(m: usize, k: usize, n: usize, a: *const f32, b: *const f32, c: *mut f32, rsc: isize, csc: isize) {
+        matrixmultiply::sgemm(m, k, n, 1.0, a, k as isize, 1, b, n as isize, 1, 0.0, c, rsc, csc)
+    }
+}
+impl Gemm for f64 {
+    unsafe fn gemm(m: usize, k: usize, n: usize, a: *const f64, b: *const f64, c: *mut f64, rsc: isize, csc: isize) {
+        matrixmultiply::dgemm(m, k, n, 1.0, a, k as isize, 1, b, n as isize, 1, 0.0, c, rsc, csc)
+    }
+}
+
+fn unravel(mut i: usize, shape: &[usize], out: &mut [usize]) {
+    for d in (0..shape.len()).rev() {
+        let n = shape[d].max(1);
+        out[d] = i % n;
+        i /= n;
+    }
+}
+
+/// # Safety
+/// The slots must hold the kernel's operand and output shapes.
+pub unsafe fn run(c: &ConvKernel, lhs: Ptr, rhs: Ptr, out: Ptr, workers: &Workers) {
+    match c.elem {
+        E::F32 => run_typed::<f32>(c, lhs, rhs, out, workers),
+        E::F64 => run_typed::<f64>(c, lhs, rhs, out, workers),
+        _ => {}
+    }
+}
+
+unsafe fn run_typed<T: Gemm>(c: &ConvKernel, lhs: Ptr, rhs: Ptr, out: Ptr, workers: &Workers) {
+    let (ci, co) = (c.in_features, c.out_features);
+    let windows: usize = c.kernel_spatial.iter().product();
+    let positions: usize = c.out_spatial.iter().product();
+    let k = windows * ci;
+    let rows = c.batch * positions;
+    if rows == 0 || co == 0 {
+        return;
+    }
+    let op = out.get() as *mut T;
+    if k == 0 {
+        // An empty window sums nothing.
+        for r in 0..rows {
+            let (n, s) = (r / positions, r % positions);
+            for o in 0..co {
+                *op.offset(n as isize * c.out_batch_stride + s as isize * c.out_spatial_stride + o as isize * c.out_feature_stride) = T::default();
+            }
+        }
+        return;
+    }
+    // Kernel packed as [window, in_feature] x [out_feature].
+    let rp = rhs.get() as *const T;
+    let ns = c.kernel_spatial.len();
+    let mut packed = vec![T::default(); k * co];
+    let mut kc = vec![0usize; ns];
+    for w in 0..windows {
+        unravel(w, &c.kernel_spatial, &mut kc);
+        let base: isize = kc.iter().zip(&c.rhs_spatial_strides).map(|(&x, &s)| x as isize * s).sum();
+        for i in 0..ci {
+            for o in 0..co {
+                packed[(w * ci + i) * co + o] = *rp.offset(base + i as isize * c.rhs_in_stride + o as isize * c.rhs_out_stride);
+            }
+        }
+    }
+    let packed = PackedPtr(packed.as_ptr());
+    let lp = Ptr(lhs.get());
+    workers.for_ranges(rows, BLOCK_ROWS, k * co, &|range| {
+        let lp = lp.get() as *const T;
+        let packed = packed.get();
+        let mut col = vec![T::default(); BLOCK_ROWS.min(range.len()) * k];
+        let (mut oc, mut kc, mut ic) = (vec![0usize; ns], vec![0usize; ns], vec![0isize; ns]);
+        let mut r = range.start;
+        while r < range.end {
+            // A block of positions of one batch item.
+            let n = r / positions;
+            let s0 = r % positions;
+            let take = BLOCK_ROWS.min(range.end - r).min(positions - s0);
+            for j in 0..take {
+                unravel(s0 + j, &c.out_spatial, &mut oc);
+                let row = &mut col[j * k..(j + 1) * k];
+                for w in 0..windows {
+                    unravel(w, &c.kernel_spatial, &mut kc);
+                    let mut inside = true;
+                    for d in 0..ns {
+                        ic[d] = (oc[d] * c.window_strides[d] + kc[d] * c.rhs_dilation[d]) as isize - c.pad_low[d];
+                        inside &= ic[d] >= 0 && (ic[d] as usize) < c.in_spatial[d];
+                    }
+                    let dst = &mut row[w * ci..(w + 1) * ci];
+                    if !inside {
+                        dst.fill(T::default());
+                        continue;
+                    }
+                    let base = n as isize * c.lhs_batch_stride + ic.iter().zip(&c.lhs_spatial_strides).map(|(&x, &s)| x * s).sum::<isize>();
+                    if c.lhs_feature_stride == 1 {
+                        std::ptr::copy_nonoverlapping(lp.offset(base), dst.as_mut_ptr(), ci);
+                    } else {
+                        for (i, v) in dst.iter_mut().enumerate() {
+                            *v = *lp.offset(base + i as isize * c.lhs_feature_stride);
+                        }
+                    }
+                }
+            }
+            let dst = (out.get() as *mut T).offset(n as isize * c.out_batch_stride + s0 as isize * c.out_spatial_stride);
+            T::gemm(take, k, co, col.as_ptr(), packed, dst, c.out_spatial_stride, c.out_feature_stride);
+            r += take;
+        }
+    });
+}
+
+struct PackedPtr<T>(*const T);
+unsafe impl<T> Sync for PackedPtr<T> {}
+unsafe impl<T> Send for PackedPtr<T> {}
+impl<T> PackedPtr<T> {
+    fn get(&self) -> *const T {
+        self.0
+    }
+}

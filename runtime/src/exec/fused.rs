@@ -1,0 +1,759 @@
+//! Evaluation of fused elementwise expressions ([`apu_compiler::plan::Expr`]) over ranges of a
+//! kernel's flat index space, CHUNK elements at a time, so that every intermediate stays in L1 and
+//! each instruction is a tight loop over a small array the compiler can vectorise.
+
+use super::fastmath;
+use apu_compiler::ir::{BinaryOp as B, ComparisonDirection as D, ComparisonType, ElementType as E, UnaryOp as U};
+use apu_compiler::plan::{Expr, Instr, KScalar};
+use apu_compiler::{Error, Result};
+
+pub const CHUNK: usize = 256;
+
+/// Vector extensions the kernels are compiled for, picked at run time.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum CpuLevel {
+    Avx512,
+    Avx2,
+    Baseline,
+}
+
+static CPU_LEVEL: once_cell::sync::Lazy<CpuLevel> = once_cell::sync::Lazy::new(|| {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let has = |f: &str| match f {
+            "avx512" => std::arch::is_x86_feature_detected!("avx512f")
+                && std::arch::is_x86_feature_detected!("avx512dq")
+                && std::arch::is_x86_feature_detected!("avx512vl")
+                && std::arch::is_x86_feature_detected!("bmi2"),
+            _ => std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma"),
+        };
+        let forced = std::env::var("APU_CPU_LEVEL").ok();
+        match forced.as_deref() {
+            Some("baseline") => return CpuLevel::Baseline,
+            Some("avx2") if has("avx2") => return CpuLevel::Avx2,
+            _ => {}
+        }
+        if has("avx512") {
+            return CpuLevel::Avx512;
+        }
+        if has("avx2") {
+            return CpuLevel::Avx2;
+        }
+    }
+    CpuLevel::Baseline
+});
+
+/// One register: CHUNK values of one element type (Pred as 0/1 bytes).
+pub enum Buf {
+    F32(Vec<f32>),
+    F64(Vec<f64>),
+    S32(Vec<i32>),
+    S64(Vec<i64>),
+    U32(Vec<u32>),
+    U64(Vec<u64>),
+    Pred(Vec<u8>),
+}
+
+thread_local! {
+    static SPARE_REGISTERS: std::cell::RefCell<Vec<Buf>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+impl Buf {
+    fn elem(&self) -> E {
+        match self {
+            Buf::F32(_) => E::F32,
+            Buf::F64(_) => E::F64,
+            Buf::S32(_) => E::S32,
+            Buf::S64(_) => E::S64,
+            Buf::U32(_) => E::U32,
+            Buf::U64(_) => E::U64,
+            Buf::Pred(_) => E::Pred,
+        }
+    }
+
+    fn new(elem: E) -> Result<Buf> {
+        Ok(match elem {
+            E::F32 => Buf::F32(vec![0.0; CHUNK]),
+            E::F64 => Buf::F64(vec![0.0; CHUNK]),
+            E::S32 => Buf::S32(vec![0; CHUNK]),
+            E::S64 => Buf::S64(vec![0; CHUNK]),
+            E::U32 => Buf::U32(vec![0; CHUNK]),
+            E::U64 => Buf::U64(vec![0; CHUNK]),
+            E::Pred => Buf::Pred(vec![0; CHUNK]),
+            other => return Err(Error::unimplemented(format!("fused kernels on {other}"))),
+        })
+    }
+}
+
+/// Element types fused kernels handle.
+pub fn elem_supported(elem: E) -> bool {
+    matches!(elem, E::F32 | E::F64 | E::S32 | E::S64 | E::U32 | E::U64 | E::Pred)
+}
+
+pub fn unary_supported(op: U, elem: E) -> bool {
+    match elem {
+        E::F32 | E::F64 => !matches!(op, U::Not | U::PopulationCount | U::CountLeadingZeros | U::Imag | U::Real),
+        E::S32 | E::S64 => matches!(op, U::Negate | U::Abs),
+        E::U32 | E::U64 => false,
+        E::Pred => op == U::Not,
+        _ => false,
+    }
+}
+
+pub fn binary_supported(op: B, elem: E) -> bool {
+    match elem {
+        E::F32 | E::F64 => matches!(op, B::Add | B::Subtract | B::Multiply | B::Divide | B::Maximum | B::Minimum | B::Power | B::Remainder | B::Atan2),
+        E::S32 | E::S64 | E::U32 | E::U64 => matches!(
+            op,
+            B::Add
+                | B::Subtract
+                | B::Multiply
+                | B::Divide
+                | B::Remainder
+                | B::Maximum
+                | B::Minimum
+                | B::And
+                | B::Or
+                | B::Xor
+                | B::ShiftLeft
+                | B::ShiftRightLogical
+                | B::ShiftRightArithmetic
+        ),
+        E::Pred => matches!(op, B::And | B::Or | B::Xor),
+        _ => false,
+    }
+}
+
+pub fn compare_supported(ty: Option<ComparisonType>, elem: E) -> bool {
+    match elem {
+        E::F32 | E::F64 => matches!(ty, None | Some(ComparisonType::Float)),
+        E::S32 | E::S64 => matches!(ty, None | Some(ComparisonType::Signed)),
+        E::U32 | E::U64 => matches!(ty, None | Some(ComparisonType::Unsigned)),
+        _ => false,
+    }
+}
+
+pub fn convert_supported(from: E, to: E) -> bool {
+    elem_supported(from) && elem_supported(to) && to != E::Pred
+}
+
+/// How a load instruction addresses its input, decided once at compile time.
+#[derive(Clone, Debug)]
+enum Access {
+    /// Elements `offset + i`.
+    Contiguous(usize),
+    /// Element `offset` everywhere.
+    Scalar(usize),
+    /// General strides over the kernel shape.
+    Strided { offset: isize, strides: Vec<isize> },
+}
+
+#[derive(Clone, Debug)]
+enum Step {
+    Load { input: usize, access: Access },
+    Other,
+}
+
+/// An expression prepared for evaluation: the plan's instructions with load addressing resolved.
+#[derive(Clone, Debug)]
+pub struct Compiled {
+    pub expr: Expr,
+    steps: Vec<Step>,
+    shape: Vec<usize>,
+    /// Element type of each kernel input, as read by its loads.
+    pub input_elems: Vec<E>,
+}
+
+impl Compiled {
+    pub fn new(expr: &Expr, shape: &[i64], num_inputs: usize) -> Result<Compiled> {
+        let shape_u: Vec<usize> = shape.iter().map(|&d| d.max(0) as usize).collect();
+        let mut input_elems = vec![E::Pred; num_inputs];
+        let mut steps = Vec::with_capacity(expr.instrs.len());
+        for (i, ins) in expr.instrs.iter().enumerate() {
+            let elem = expr.elems[i];
+            if !elem_supported(elem) {
+                return Err(Error::unimplemented(format!("fused kernels on {elem}")));
+            }
+            let arg = |r: usize| expr.elems.get(r).copied().filter(|_| r < i).ok_or_else(|| Error::internal("fused register out of order"));
+            let step = match ins {
+                Instr::Load { input, view } => {
+                    *input_elems.get_mut(*input).ok_or_else(|| Error::internal("fused load of a missing input"))? = elem;
+                    let access = if view.is_contiguous(shape) {
+                        Access::Contiguous(view.offset)
+                    } else if view.is_scalar(shape) {
+                        Access::Scalar(view.offset)
+                    } else {
+                        Access::Strided { offset: view.offset as isize, strides: view.strides.clone() }
+                    };
+                    Step::Load { input: *input, access }
+                }
+                Instr::Unary(u, a) if !unary_supported(*u, arg(*a)?) => return Err(Error::unimplemented(format!("fused {u:?} on {elem}"))),
+                Instr::Binary(b, a, _) if !binary_supported(*b, arg(*a)?) => {
+                    return Err(Error::unimplemented(format!("fused {b:?} on {elem}")))
+                }
+                Instr::Compare(_, t, a, _) if !compare_supported(*t, arg(*a)?) => return Err(Error::unimplemented("fused compare")),
+                Instr::Convert(a) if !convert_supported(arg(*a)?, elem) => return Err(Error::unimplemented("fused convert")),
+                _ => Step::Other,
+            };
+            steps.push(step);
+        }
+        if expr.instrs.is_empty() {
+            return Err(Error::internal("empty fused expression"));
+        }
+        Ok(Compiled { expr: expr.clone(), steps, shape: shape_u, input_elems })
+    }
+
+    /// Fresh registers for one thread.
+    pub fn registers(&self) -> Result<Vec<Buf>> {
+        self.expr.elems.iter().map(|&e| Buf::new(e)).collect()
+    }
+
+    /// Runs `f` with registers for this expression, reusing this thread's spare registers (small
+    /// kernels in loops would otherwise spend most of their time allocating them).
+    pub fn with_registers<R>(&self, f: impl FnOnce(&mut [Buf]) -> R) -> R {
+        SPARE_REGISTERS.with(|spare| {
+            let mut regs: Vec<Buf> = {
+                let mut spare = spare.borrow_mut();
+                self.expr
+                    .elems
+                    .iter()
+                    .map(|&e| match spare.iter().rposition(|b| b.elem() == e) {
+                        Some(i) => spare.swap_remove(i),
+                        None => Buf::new(e).expect("fused element types are checked at compile time"),
+                    })
+                    .collect()
+            };
+            let out = f(&mut regs);
+            let mut spare = spare.borrow_mut();
+            if spare.len() < 64 {
+                spare.extend(regs);
+            }
+            out
+        })
+    }
+
+    /// Evaluates flat indices `start..start + len` (len <= CHUNK) into the registers; the result is
+    /// in the last register.
+    ///
+    /// # Safety
+    /// `inputs[i]` must point to a buffer of `input_elems[i]` covering every index the loads reach.
+    pub unsafe fn eval(&self, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf]) {
+        // The same body compiled for the best vector extension the CPU has (chosen once).
+        match *CPU_LEVEL {
+            CpuLevel::Avx512 => self.eval_avx512(inputs, start, len, regs),
+            CpuLevel::Avx2 => self.eval_avx2(inputs, start, len, regs),
+            CpuLevel::Baseline => self.eval_body(inputs, start, len, regs),
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma,bmi2")]
+    unsafe fn eval_avx512(&self, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf]) {
+        self.eval_body(inputs, start, len, regs)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn eval_avx2(&self, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf]) {
+        self.eval_body(inputs, start, len, regs)
+    }
+
+    #[cfg(not(target_arch = "x86_64"))]
+    unsafe fn eval_avx512(&self, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf]) {
+        self.eval_body(inputs, start, len, regs)
+    }
+
+    #[cfg(not(target_arch = "x86_64"))]
+    unsafe fn eval_avx2(&self, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf]) {
+        self.eval_body(inputs, start, len, regs)
+    }
+
+    #[inline(always)]
+    unsafe fn eval_body(&self, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf]) {
+        for (i, step) in self.steps.iter().enumerate() {
+            let (lo, hi) = regs.split_at_mut(i);
+            let dst = &mut hi[0];
+            match step {
+                Step::Load { input, access } => load(dst, inputs[*input], access, &self.shape, start, len),
+                Step::Other => compute(&self.expr.instrs[i], lo, dst, &self.shape, start, len),
+            }
+        }
+    }
+}
+
+/// Coordinates of flat index `i` in `shape`.
+fn unravel(mut i: usize, shape: &[usize], out: &mut [usize]) {
+    for d in (0..shape.len()).rev() {
+        let n = shape[d].max(1);
+        out[d] = i % n;
+        i /= n;
+    }
+}
+
+/// Visits flat indices `start..start+len` of `shape` as runs along the last dimension, giving
+/// `(position, element index of the run's first element, run length)` where the element index is
+/// `offset + sum(coords * strides)`; within a run it advances by the last stride.
+fn for_runs(shape: &[usize], strides: &[isize], offset: isize, start: usize, len: usize, mut f: impl FnMut(usize, isize, usize)) {
+    let rank = shape.len();
+    if rank == 0 {
+        if len > 0 {
+            f(0, offset, len);
+        }
+        return;
+    }
+    let mut coords = [0usize; 16];
+    let mut big;
+    let coords: &mut [usize] = if rank <= 16 {
+        &mut coords[..rank]
+    } else {
+        big = vec![0usize; rank];
+        &mut big[..]
+    };
+    unravel(start, shape, coords);
+    let last = rank - 1;
+    let n_last = shape[last];
+    let mut j = 0;
+    while j < len {
+        let base = offset + coords.iter().zip(strides).map(|(&c, &s)| c as isize * s).sum::<isize>();
+        let run = (n_last - coords[last]).min(len - j);
+        f(j, base, run);
+        j += run;
+        // Next row: carry into the outer dimensions.
+        coords[last] = 0;
+        let mut d = last;
+        while d > 0 {
+            d -= 1;
+            coords[d] += 1;
+            if coords[d] < shape[d] {
+                break;
+            }
+            coords[d] = 0;
+        }
+    }
+}
+
+/// Visits flat indices `start..start+len` of `shape`, giving `(position, element index)`.
+fn for_strided(shape: &[usize], strides: &[isize], offset: isize, start: usize, len: usize, mut f: impl FnMut(usize, isize)) {
+    let s_last = strides.last().copied().unwrap_or(0);
+    for_runs(shape, strides, offset, start, len, |j, base, run| {
+        for k in 0..run {
+            f(j + k, base + k as isize * s_last);
+        }
+    });
+}
+
+macro_rules! load_typed {
+    ($v:expr, $t:ty, $src:expr, $access:expr, $shape:expr, $start:expr, $len:expr) => {{
+        let p = $src as *const $t;
+        match $access {
+            Access::Contiguous(off) => {
+                std::ptr::copy_nonoverlapping(p.add(off + $start), $v.as_mut_ptr(), $len);
+            }
+            Access::Scalar(off) => {
+                let x = *p.add(*off);
+                $v[..$len].fill(x);
+            }
+            Access::Strided { offset, strides } => {
+                let v = &mut $v[..];
+                // Broadcast rows (last stride 0) fill, contiguous rows copy, others gather.
+                match strides.last().copied().unwrap_or(0) {
+                    0 => for_runs($shape, strides, *offset, $start, $len, |j, base, run| v[j..j + run].fill(*p.offset(base))),
+                    1 => for_runs($shape, strides, *offset, $start, $len, |j, base, run| {
+                        std::ptr::copy_nonoverlapping(p.offset(base), v[j..j + run].as_mut_ptr(), run)
+                    }),
+                    s_last => for_runs($shape, strides, *offset, $start, $len, |j, base, run| {
+                        for k in 0..run {
+                            v[j + k] = *p.offset(base + k as isize * s_last);
+                        }
+                    }),
+                }
+            }
+        }
+    }};
+}
+
+#[inline(always)]
+unsafe fn load(dst: &mut Buf, src: *const u8, access: &Access, shape: &[usize], start: usize, len: usize) {
+    match dst {
+        Buf::F32(v) => load_typed!(v, f32, src, access, shape, start, len),
+        Buf::F64(v) => load_typed!(v, f64, src, access, shape, start, len),
+        Buf::S32(v) => load_typed!(v, i32, src, access, shape, start, len),
+        Buf::S64(v) => load_typed!(v, i64, src, access, shape, start, len),
+        Buf::U32(v) => load_typed!(v, u32, src, access, shape, start, len),
+        Buf::U64(v) => load_typed!(v, u64, src, access, shape, start, len),
+        Buf::Pred(v) => load_typed!(v, u8, src, access, shape, start, len),
+    }
+}
+
+/// IEEE maximum/minimum as the interpreter does them: NaN wins, +0 > -0.
+macro_rules! float_minmax {
+    ($name_max:ident, $name_min:ident, $t:ty) => {
+        #[inline(always)]
+        fn $name_max(x: $t, y: $t) -> $t {
+            if x.is_nan() || y.is_nan() {
+                <$t>::NAN
+            } else if x == y {
+                if x.is_sign_negative() { y } else { x }
+            } else if x > y {
+                x
+            } else {
+                y
+            }
+        }
+        #[inline(always)]
+        fn $name_min(x: $t, y: $t) -> $t {
+            if x.is_nan() || y.is_nan() {
+                <$t>::NAN
+            } else if x == y {
+                if x.is_sign_negative() { x } else { y }
+            } else if x < y {
+                x
+            } else {
+                y
+            }
+        }
+    };
+}
+float_minmax!(max_f32, min_f32, f32);
+float_minmax!(max_f64, min_f64, f64);
+
+#[inline(always)]
+pub fn fmax32(x: f32, y: f32) -> f32 {
+    max_f32(x, y)
+}
+#[inline(always)]
+pub fn fmin32(x: f32, y: f32) -> f32 {
+    min_f32(x, y)
+}
+#[inline(always)]
+pub fn fmax64(x: f64, y: f64) -> f64 {
+    max_f64(x, y)
+}
+#[inline(always)]
+pub fn fmin64(x: f64, y: f64) -> f64 {
+    min_f64(x, y)
+}
+
+/// The f64 function of a float unary op, as the interpreter computes it.
+fn unary_f64(op: U) -> fn(f64) -> f64 {
+    match op {
+        U::Abs => f64::abs,
+        U::Cbrt => f64::cbrt,
+        U::Ceil => f64::ceil,
+        U::Cosine => f64::cos,
+        U::Exponential => f64::exp,
+        U::ExponentialMinusOne => f64::exp_m1,
+        U::Floor => f64::floor,
+        U::Log => f64::ln,
+        U::LogPlusOne => f64::ln_1p,
+        U::Logistic => |x| 1.0 / (1.0 + (-x).exp()),
+        U::Negate => |x| -x,
+        U::RoundNearestAfz => f64::round,
+        U::RoundNearestEven => f64::round_ties_even,
+        U::Rsqrt => |x| 1.0 / x.sqrt(),
+        U::Sign => |x| if x.is_nan() || x == 0.0 { x } else { x.signum() },
+        U::Sine => f64::sin,
+        U::Sqrt => f64::sqrt,
+        U::Tan => f64::tan,
+        U::Tanh => f64::tanh,
+        _ => |x| x,
+    }
+}
+
+fn binary_f64(op: B) -> fn(f64, f64) -> f64 {
+    match op {
+        B::Add => |x, y| x + y,
+        B::Subtract => |x, y| x - y,
+        B::Multiply => |x, y| x * y,
+        B::Divide => |x, y| x / y,
+        B::Remainder => |x, y| x % y,
+        B::Power => f64::powf,
+        B::Maximum => max_f64,
+        B::Minimum => min_f64,
+        B::Atan2 => f64::atan2,
+        _ => |x, _| x,
+    }
+}
+
+#[inline(always)]
+fn map1<T: Copy, R>(a: &[T], out: &mut [R], f: impl Fn(T) -> R) {
+    for (o, &x) in out.iter_mut().zip(a) {
+        *o = f(x);
+    }
+}
+#[inline(always)]
+fn map2<T: Copy, R>(a: &[T], b: &[T], out: &mut [R], f: impl Fn(T, T) -> R) {
+    for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
+        *o = f(x, y);
+    }
+}
+
+fn cmp<T: PartialOrd>(d: D) -> impl Fn(T, T) -> u8 {
+    move |x, y| {
+        (match d {
+            D::Eq => x == y,
+            D::Ne => x != y,
+            D::Ge => x >= y,
+            D::Gt => x > y,
+            D::Le => x <= y,
+            D::Lt => x < y,
+        }) as u8
+    }
+}
+
+macro_rules! int_binary {
+    ($op:expr, $a:expr, $b:expr, $o:expr, $t:ty) => {
+        int_binary!($op, $a, $b, $o, $t, <$t as IntBits>::U, <$t as IntBits>::S)
+    };
+    ($op:expr, $a:expr, $b:expr, $o:expr, $t:ty, $u:ty, $s:ty) => {
+        match $op {
+            // Shift amounts are read as unsigned; amounts >= the width shift everything out
+            // (arithmetic right shifts then fill with the sign), the interpreter's rules.
+            B::ShiftLeft => map2($a, $b, $o, |x: $t, y: $t| {
+                let n = y as $u;
+                if n >= <$u>::BITS as $u { 0 as $t } else { ((x as $u) << n) as $t }
+            }),
+            B::ShiftRightLogical => map2($a, $b, $o, |x: $t, y: $t| {
+                let n = y as $u;
+                if n >= <$u>::BITS as $u { 0 as $t } else { ((x as $u) >> n) as $t }
+            }),
+            B::ShiftRightArithmetic => map2($a, $b, $o, |x: $t, y: $t| {
+                let n = (y as $u).min(<$u>::BITS as $u - 1);
+                ((x as $s) >> n) as $t
+            }),
+            B::Add => map2($a, $b, $o, <$t>::wrapping_add),
+            B::Subtract => map2($a, $b, $o, <$t>::wrapping_sub),
+            B::Multiply => map2($a, $b, $o, <$t>::wrapping_mul),
+            // x / 0 is all ones; MIN / -1 is MIN; x % 0 is x; MIN % -1 is 0 (the interpreter's rules).
+            B::Divide => map2($a, $b, $o, |x: $t, y: $t| if y == 0 { (0 as $t).wrapping_sub(1) } else { x.wrapping_div(y) }),
+            B::Remainder => map2($a, $b, $o, |x: $t, y: $t| if y == 0 { x } else { x.wrapping_rem(y) }),
+            B::Maximum => map2($a, $b, $o, |x: $t, y: $t| x.max(y)),
+            B::Minimum => map2($a, $b, $o, |x: $t, y: $t| x.min(y)),
+            B::And => map2($a, $b, $o, |x: $t, y: $t| x & y),
+            B::Or => map2($a, $b, $o, |x: $t, y: $t| x | y),
+            B::Xor => map2($a, $b, $o, |x: $t, y: $t| x ^ y),
+            _ => {}
+        }
+    };
+}
+
+/// The unsigned and signed types of the same width, for shifts.
+trait IntBits {
+    type U;
+    type S;
+}
+impl IntBits for i32 {
+    type U = u32;
+    type S = i32;
+}
+impl IntBits for u32 {
+    type U = u32;
+    type S = i32;
+}
+impl IntBits for i64 {
+    type U = u64;
+    type S = i64;
+}
+impl IntBits for u64 {
+    type U = u64;
+    type S = i64;
+}
+
+/// Converts register `src` into `dst` (a different or the same type), with the interpreter's rules:
+/// float → int truncates and saturates (NaN → 0), int → int wraps, int → float rounds once.
+#[inline(always)]
+fn convert(src: &Buf, dst: &mut Buf, n: usize) {
+    macro_rules! from {
+        ($a:expr, $conv_f32:expr, $conv_f64:expr, $conv_s32:expr, $conv_s64:expr, $conv_u32:expr, $conv_u64:expr) => {
+            match dst {
+                Buf::F32(o) => map1(&$a[..n], &mut o[..n], $conv_f32),
+                Buf::F64(o) => map1(&$a[..n], &mut o[..n], $conv_f64),
+                Buf::S32(o) => map1(&$a[..n], &mut o[..n], $conv_s32),
+                Buf::S64(o) => map1(&$a[..n], &mut o[..n], $conv_s64),
+                Buf::U32(o) => map1(&$a[..n], &mut o[..n], $conv_u32),
+                Buf::U64(o) => map1(&$a[..n], &mut o[..n], $conv_u64),
+                Buf::Pred(_) => {}
+            }
+        };
+    }
+    match src {
+        Buf::F32(a) => from!(a, |x| x, |x| x as f64, |x| x as i32, |x| x as i64, |x| x as u32, |x| x as u64),
+        Buf::F64(a) => from!(a, |x| x as f32, |x| x, |x| x as i32, |x| x as i64, |x| x as u32, |x| x as u64),
+        Buf::S32(a) => from!(a, |x| x as f32, |x| x as f64, |x| x, |x| x as i64, |x| x as u32, |x| x as u64),
+        Buf::S64(a) => from!(a, |x| x as f32, |x| x as f64, |x| x as i32, |x| x, |x| x as u32, |x| x as u64),
+        Buf::U32(a) => from!(a, |x| x as f32, |x| x as f64, |x| x as i32, |x| x as i64, |x| x, |x| x as u64),
+        Buf::U64(a) => from!(a, |x| x as f32, |x| x as f64, |x| x as i32, |x| x as i64, |x| x as u32, |x| x),
+        Buf::Pred(a) => from!(a, |x| x as f32, |x| x as f64, |x| x as i32, |x| x as i64, |x| x as u32, |x| x as u64),
+    }
+}
+
+#[inline(always)]
+fn select(p: &[u8], t: &Buf, f: &Buf, dst: &mut Buf, n: usize) {
+    macro_rules! sel {
+        ($a:expr, $b:expr, $o:expr) => {
+            for j in 0..n {
+                $o[j] = if p[j] != 0 { $a[j] } else { $b[j] };
+            }
+        };
+    }
+    match (t, f, dst) {
+        (Buf::F32(a), Buf::F32(b), Buf::F32(o)) => sel!(a, b, o),
+        (Buf::F64(a), Buf::F64(b), Buf::F64(o)) => sel!(a, b, o),
+        (Buf::S32(a), Buf::S32(b), Buf::S32(o)) => sel!(a, b, o),
+        (Buf::S64(a), Buf::S64(b), Buf::S64(o)) => sel!(a, b, o),
+        (Buf::U32(a), Buf::U32(b), Buf::U32(o)) => sel!(a, b, o),
+        (Buf::U64(a), Buf::U64(b), Buf::U64(o)) => sel!(a, b, o),
+        (Buf::Pred(a), Buf::Pred(b), Buf::Pred(o)) => sel!(a, b, o),
+        _ => {}
+    }
+}
+
+#[inline(always)]
+fn fill_const(k: KScalar, dst: &mut Buf, n: usize) {
+    match (k, dst) {
+        (KScalar::F32(x), Buf::F32(o)) => o[..n].fill(x),
+        (KScalar::F64(x), Buf::F64(o)) => o[..n].fill(x),
+        (KScalar::S32(x), Buf::S32(o)) => o[..n].fill(x),
+        (KScalar::S64(x), Buf::S64(o)) => o[..n].fill(x),
+        (KScalar::U32(x), Buf::U32(o)) => o[..n].fill(x),
+        (KScalar::U64(x), Buf::U64(o)) => o[..n].fill(x),
+        (KScalar::Pred(x), Buf::Pred(o)) => o[..n].fill(x as u8),
+        _ => {}
+    }
+}
+
+fn iota(dim: usize, shape: &[usize], start: usize, n: usize, dst: &mut Buf) {
+    let mut strides = vec![0isize; shape.len()];
+    if dim < shape.len() {
+        strides[dim] = 1;
+    }
+    macro_rules! io {
+        ($o:expr, $t:ty) => {
+            for_strided(shape, &strides, 0, start, n, |j, c| $o[j] = c as $t)
+        };
+    }
+    match dst {
+        Buf::F32(o) => io!(o, f32),
+        Buf::F64(o) => io!(o, f64),
+        Buf::S32(o) => io!(o, i32),
+        Buf::S64(o) => io!(o, i64),
+        Buf::U32(o) => io!(o, u32),
+        Buf::U64(o) => io!(o, u64),
+        Buf::Pred(o) => io!(o, u8),
+    }
+}
+
+#[inline(always)]
+fn compute(ins: &Instr, regs: &[Buf], dst: &mut Buf, shape: &[usize], start: usize, n: usize) {
+    match *ins {
+        Instr::Load { .. } => {}
+        Instr::Const(k) => fill_const(k, dst, n),
+        Instr::Iota { dim } => iota(dim, shape, start, n, dst),
+        Instr::Unary(op, a) => match (&regs[a], dst) {
+            (Buf::F32(a), Buf::F32(o)) => {
+                let (a, o) = (&a[..n], &mut o[..n]);
+                match op {
+                    U::Negate => map1(a, o, |x| -x),
+                    U::Abs => map1(a, o, f32::abs),
+                    U::Sqrt => map1(a, o, f32::sqrt),
+                    U::Exponential => map1(a, o, fastmath::exp_f32),
+                    U::Tanh => map1(a, o, fastmath::tanh_f32),
+                    U::Logistic => map1(a, o, fastmath::logistic_f32),
+                    U::Rsqrt => map1(a, o, |x| (1.0 / (x as f64).sqrt()) as f32),
+                    _ => {
+                        let g = unary_f64(op);
+                        map1(a, o, |x| g(x as f64) as f32)
+                    }
+                }
+            }
+            (Buf::F32(a), Buf::Pred(o)) => map1(&a[..n], &mut o[..n], |x| x.is_finite() as u8),
+            (Buf::F64(a), Buf::Pred(o)) => map1(&a[..n], &mut o[..n], |x| x.is_finite() as u8),
+            (Buf::F64(a), Buf::F64(o)) => map1(&a[..n], &mut o[..n], unary_f64(op)),
+            (Buf::S32(a), Buf::S32(o)) => map1(&a[..n], &mut o[..n], if op == U::Negate { i32::wrapping_neg } else { i32::wrapping_abs }),
+            (Buf::S64(a), Buf::S64(o)) => map1(&a[..n], &mut o[..n], if op == U::Negate { i64::wrapping_neg } else { i64::wrapping_abs }),
+            (Buf::Pred(a), Buf::Pred(o)) => map1(&a[..n], &mut o[..n], |x| x ^ 1),
+            _ => {}
+        },
+        Instr::Binary(op, a, b) => match (&regs[a], &regs[b], dst) {
+            (Buf::F32(a), Buf::F32(b), Buf::F32(o)) => {
+                let (a, b, o) = (&a[..n], &b[..n], &mut o[..n]);
+                match op {
+                    B::Add => map2(a, b, o, |x, y| x + y),
+                    B::Subtract => map2(a, b, o, |x, y| x - y),
+                    B::Multiply => map2(a, b, o, |x, y| x * y),
+                    B::Divide => map2(a, b, o, |x, y| x / y),
+                    B::Maximum => map2(a, b, o, max_f32),
+                    B::Minimum => map2(a, b, o, min_f32),
+                    _ => {
+                        let g = binary_f64(op);
+                        map2(a, b, o, |x, y| g(x as f64, y as f64) as f32)
+                    }
+                }
+            }
+            (Buf::F64(a), Buf::F64(b), Buf::F64(o)) => map2(&a[..n], &b[..n], &mut o[..n], binary_f64(op)),
+            (Buf::S32(a), Buf::S32(b), Buf::S32(o)) => int_binary!(op, &a[..n], &b[..n], &mut o[..n], i32),
+            (Buf::S64(a), Buf::S64(b), Buf::S64(o)) => int_binary!(op, &a[..n], &b[..n], &mut o[..n], i64),
+            (Buf::U32(a), Buf::U32(b), Buf::U32(o)) => int_binary!(op, &a[..n], &b[..n], &mut o[..n], u32),
+            (Buf::U64(a), Buf::U64(b), Buf::U64(o)) => int_binary!(op, &a[..n], &b[..n], &mut o[..n], u64),
+            (Buf::Pred(a), Buf::Pred(b), Buf::Pred(o)) => match op {
+                B::And => map2(&a[..n], &b[..n], &mut o[..n], |x, y| x & y),
+                B::Or => map2(&a[..n], &b[..n], &mut o[..n], |x, y| x | y),
+                _ => map2(&a[..n], &b[..n], &mut o[..n], |x, y| x ^ y),
+            },
+            _ => {}
+        },
+        Instr::Compare(d, _, a, b) => {
+            let Buf::Pred(o) = dst else { return };
+            let o = &mut o[..n];
+            match (&regs[a], &regs[b]) {
+                (Buf::F32(a), Buf::F32(b)) => map2(&a[..n], &b[..n], o, cmp(d)),
+                (Buf::F64(a), Buf::F64(b)) => map2(&a[..n], &b[..n], o, cmp(d)),
+                (Buf::S32(a), Buf::S32(b)) => map2(&a[..n], &b[..n], o, cmp(d)),
+                (Buf::S64(a), Buf::S64(b)) => map2(&a[..n], &b[..n], o, cmp(d)),
+                (Buf::U32(a), Buf::U32(b)) => map2(&a[..n], &b[..n], o, cmp(d)),
+                (Buf::U64(a), Buf::U64(b)) => map2(&a[..n], &b[..n], o, cmp(d)),
+                _ => {}
+            }
+        }
+        Instr::Select(p, t, f) => {
+            if let Buf::Pred(p) = &regs[p] {
+                select(p, &regs[t], &regs[f], dst, n)
+            }
+        }
+        Instr::Clamp(lo, x, hi) => {
+            macro_rules! clamp {
+                ($l:expr, $x:expr, $h:expr, $o:expr, $max:expr, $min:expr) => {
+                    for j in 0..n {
+                        $o[j] = $min($max($x[j], $l[j]), $h[j]);
+                    }
+                };
+            }
+            match (&regs[lo], &regs[x], &regs[hi], dst) {
+                (Buf::F32(l), Buf::F32(x), Buf::F32(h), Buf::F32(o)) => clamp!(l, x, h, o, max_f32, min_f32),
+                (Buf::F64(l), Buf::F64(x), Buf::F64(h), Buf::F64(o)) => clamp!(l, x, h, o, max_f64, min_f64),
+                (Buf::S32(l), Buf::S32(x), Buf::S32(h), Buf::S32(o)) => clamp!(l, x, h, o, i32::max, i32::min),
+                (Buf::S64(l), Buf::S64(x), Buf::S64(h), Buf::S64(o)) => clamp!(l, x, h, o, i64::max, i64::min),
+                (Buf::U32(l), Buf::U32(x), Buf::U32(h), Buf::U32(o)) => clamp!(l, x, h, o, u32::max, u32::min),
+                (Buf::U64(l), Buf::U64(x), Buf::U64(h), Buf::U64(o)) => clamp!(l, x, h, o, u64::max, u64::min),
+                _ => {}
+            }
+        }
+        Instr::Convert(a) => convert(&regs[a], dst, n),
+    }
+}
+
+/// Copies the first `len` values of a register to `dst` (typed as the register).
+///
+/// # Safety
+/// `dst` must have room for `len` elements of the register's type.
+pub unsafe fn store(reg: &Buf, dst: *mut u8, len: usize) {
+    match reg {
+        Buf::F32(v) => std::ptr::copy_nonoverlapping(v.as_ptr(), dst as *mut f32, len),
+        Buf::F64(v) => std::ptr::copy_nonoverlapping(v.as_ptr(), dst as *mut f64, len),
+        Buf::S32(v) => std::ptr::copy_nonoverlapping(v.as_ptr(), dst as *mut i32, len),
+        Buf::S64(v) => std::ptr::copy_nonoverlapping(v.as_ptr(), dst as *mut i64, len),
+        Buf::U32(v) => std::ptr::copy_nonoverlapping(v.as_ptr(), dst as *mut u32, len),
+        Buf::U64(v) => std::ptr::copy_nonoverlapping(v.as_ptr(), dst as *mut u64, len),
+        Buf::Pred(v) => std::ptr::copy_nonoverlapping(v.as_ptr(), dst, len),
+    }
+}

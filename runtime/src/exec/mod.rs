@@ -1,0 +1,504 @@
+//! The plan executor: [`Program::compile`] lowers a validated module to an immutable
+//! [`apu_compiler::plan::Plan`] and prepares its kernels; [`Program::run`] executes it with per-run
+//! slots, recycling buffers whose last use has passed (and reusing them across runs).
+//!
+//! `APU_EXECUTOR=interp` makes every program run on the reference interpreter (for debugging);
+//! `APU_NUM_THREADS` sets the worker count.
+
+mod conv;
+mod dynamic_slice;
+mod fastmath;
+pub mod fused;
+mod gemm;
+mod reduce;
+pub mod workers;
+
+use crate::{interp, AlignedBytes, Tensor};
+use apu_compiler::ir::{BinaryOp, ComparisonDirection, ComparisonType, ElementType, UnaryOp};
+use apu_compiler::plan::{lower, Block, Capabilities, KScalar, Operand, Plan, Step, StepKind};
+use apu_compiler::valid::ValidModule;
+use apu_compiler::{Error, Result};
+use fused::{Compiled, CHUNK};
+use std::sync::{Arc, Mutex};
+use workers::Workers;
+
+/// A raw buffer pointer handed to worker threads; kernels write disjoint ranges.
+#[derive(Clone, Copy)]
+pub struct Ptr(pub *const u8);
+unsafe impl Send for Ptr {}
+unsafe impl Sync for Ptr {}
+impl Ptr {
+    /// The pointer (a method, so closures capture the whole `Ptr`, which is `Sync`).
+    pub fn get(self) -> *const u8 {
+        self.0
+    }
+}
+
+/// What the kernels of this executor implement (asked by the lowering).
+struct Kernels;
+
+impl Capabilities for Kernels {
+    fn fused_elem(&self, elem: ElementType) -> bool {
+        fused::elem_supported(elem)
+    }
+    fn unary(&self, op: UnaryOp, elem: ElementType) -> bool {
+        fused::unary_supported(op, elem)
+    }
+    fn binary(&self, op: BinaryOp, elem: ElementType) -> bool {
+        fused::binary_supported(op, elem)
+    }
+    fn compare(&self, _dir: ComparisonDirection, ty: Option<ComparisonType>, elem: ElementType) -> bool {
+        fused::compare_supported(ty, elem)
+    }
+    fn convert(&self, from: ElementType, to: ElementType) -> bool {
+        fused::convert_supported(from, to)
+    }
+    fn reduce(&self, op: BinaryOp, elem: ElementType) -> bool {
+        reduce::supported(op, elem)
+    }
+    fn dot(&self, lhs: ElementType, rhs: ElementType, out: ElementType) -> bool {
+        gemm::supported(lhs, rhs, out)
+    }
+}
+
+/// Executor settings.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Worker threads; 1 runs everything on the calling thread.
+    pub threads: usize,
+    /// Work (elements times per-element cost) from which a kernel is split across threads.
+    pub min_parallel_work: usize,
+    /// Run on the reference interpreter instead of a plan.
+    pub interpret: bool,
+}
+
+impl Options {
+    /// Defaults, overridden by `APU_NUM_THREADS` and `APU_EXECUTOR=interp`.
+    pub fn from_env() -> Options {
+        Options {
+            threads: workers::default_threads(),
+            min_parallel_work: 1 << 16,
+            interpret: std::env::var("APU_EXECUTOR").map(|v| v == "interp").unwrap_or(false),
+        }
+    }
+}
+
+/// A compiled program, shareable between threads; each [`Program::run`] has its own slots.
+pub struct Program {
+    kind: Kind,
+}
+
+enum Kind {
+    Interp(ValidModule),
+    Plan(Box<Executable>),
+}
+
+/// A step's prepared kernel.
+enum Prepared {
+    Expr(Compiled),
+    None,
+}
+
+struct Executable {
+    plan: Plan,
+    prepared: Vec<Prepared>,
+    constants: Vec<(usize, Arc<AlignedBytes>)>,
+    workers: Workers,
+    /// Buffers left from earlier runs, reused so large buffers stay mapped.
+    spare: Mutex<Vec<AlignedBytes>>,
+    /// Outputs handed out by earlier runs: once the caller has dropped one, its buffer is reused
+    /// (fresh large allocations cost a page fault per 4 KiB on first touch).
+    handed_out: Mutex<Vec<Arc<AlignedBytes>>>,
+}
+
+/// At most this many spare buffers are kept between runs.
+const MAX_SPARE: usize = 64;
+/// Outputs smaller than this are not tracked for reuse (malloc serves them well).
+const RECYCLE_MIN_BYTES: usize = 1 << 16;
+
+impl Program {
+    pub fn compile(module: &ValidModule) -> Result<Program> {
+        Program::compile_with(module, &Options::from_env())
+    }
+
+    pub fn compile_with(module: &ValidModule, options: &Options) -> Result<Program> {
+        interp::check_supported(module)?;
+        if options.interpret {
+            return Ok(Program { kind: Kind::Interp(module.clone()) });
+        }
+        // The interpreter accepted the program (check_supported above), so a plan that cannot be
+        // built is not the user's problem: run that program on the interpreter instead.
+        let planned = lower::lower(module.module(), &Kernels).and_then(|plan| match plan {
+            Some(plan) => {
+                let mut prepared: Vec<Prepared> = (0..plan.num_steps).map(|_| Prepared::None).collect();
+                prepare(&plan.steps, &mut prepared)?;
+                Ok(Some((plan, prepared)))
+            }
+            None => Ok(None),
+        });
+        let (plan, prepared) = match planned {
+            Ok(Some(p)) => p,
+            Ok(None) => return Ok(Program { kind: Kind::Interp(module.clone()) }),
+            Err(e) => {
+                tracing::warn!("no plan for @{}, running it on the interpreter: {e}", module.entry_function().name);
+                return Ok(Program { kind: Kind::Interp(module.clone()) });
+            }
+        };
+        let mut constants = Vec::new();
+        for (slot, lit) in &plan.constants {
+            constants.push((*slot, Arc::new(AlignedBytes::from_slice(&lit.to_dense_bytes()))));
+        }
+        let workers = Workers::new(options.threads, options.min_parallel_work)?;
+        Ok(Program {
+            kind: Kind::Plan(Box::new(Executable { plan, prepared, constants, workers, spare: Mutex::new(Vec::new()), handed_out: Mutex::new(Vec::new()) })),
+        })
+    }
+
+    /// The plan, unless the program runs on the interpreter.
+    pub fn plan(&self) -> Option<&Plan> {
+        match &self.kind {
+            Kind::Plan(e) => Some(&e.plan),
+            Kind::Interp(_) => None,
+        }
+    }
+
+    pub fn run(&self, args: &[Tensor]) -> Result<Vec<Tensor>> {
+        match &self.kind {
+            Kind::Interp(m) => interp::run(m, args),
+            Kind::Plan(e) => e.run(args),
+        }
+    }
+}
+
+/// Prepares the kernels of `steps` and of their nested blocks, by step id.
+fn prepare(steps: &[Step], prepared: &mut [Prepared]) -> Result<()> {
+    for step in steps {
+        let slot = prepared.get_mut(step.id).ok_or_else(|| Error::internal(format!("step id {} out of range", step.id)))?;
+        *slot = match &step.kind {
+            StepKind::Elementwise(k) => Prepared::Expr(Compiled::new(&k.expr, &k.shape, k.inputs.len())?),
+            StepKind::Reduce(k) => Prepared::Expr(Compiled::new(&k.expr, &k.input_shape, k.inputs.len())?),
+            _ => Prepared::None,
+        };
+        for b in step.kind.blocks() {
+            prepare(&b.steps, prepared)?;
+        }
+    }
+    Ok(())
+}
+
+type Slots = [Option<Arc<AlignedBytes>>];
+
+fn take_buffer(pool: &mut Vec<AlignedBytes>, len: usize) -> AlignedBytes {
+    match pool.iter().position(|b| b.len() == len) {
+        Some(i) => pool.swap_remove(i),
+        None => AlignedBytes::zeroed(len),
+    }
+}
+
+impl Executable {
+    fn run(&self, args: &[Tensor]) -> Result<Vec<Tensor>> {
+        let plan = &self.plan;
+        let entry = plan.module.entry_function();
+        if args.len() != plan.params.len() {
+            return Err(Error::invalid(format!("@{} takes {} arguments, got {}", entry.name, plan.params.len(), args.len())));
+        }
+        let mut slots: Vec<Option<Arc<AlignedBytes>>> = vec![None; plan.slots.len()];
+        for (i, (&s, a)) in plan.params.iter().zip(args).enumerate() {
+            if a.ty != plan.slots[s] {
+                return Err(Error::invalid(format!("argument {i} of @{}: expected {}, got {}", entry.name, plan.slots[s], a.ty)));
+            }
+            slots[s] = Some(a.data.clone());
+        }
+        for (s, bytes) in &self.constants {
+            slots[*s] = Some(bytes.clone());
+        }
+        let mut pool = std::mem::take(&mut *self.spare.lock().unwrap_or_else(|p| p.into_inner()));
+        if let Ok(mut handed_out) = self.handed_out.try_lock() {
+            for arc in std::mem::take(&mut *handed_out) {
+                match Arc::try_unwrap(arc) {
+                    Ok(buf) => pool.push(buf),
+                    Err(arc) => handed_out.push(arc),
+                }
+            }
+        }
+        self.run_steps(&plan.steps, &mut slots, &mut pool)?;
+        let mut out = Vec::with_capacity(plan.results.len());
+        for &r in &plan.results {
+            let data = slots[r].clone().ok_or_else(|| Error::internal(format!("result slot {r} was never written")))?;
+            out.push(Tensor { ty: plan.slots[r].clone(), data });
+        }
+        drop(slots);
+        if let Ok(mut handed_out) = self.handed_out.try_lock() {
+            for t in &out {
+                if handed_out.len() < MAX_SPARE && t.data.len() >= RECYCLE_MIN_BYTES && !handed_out.iter().any(|a| Arc::ptr_eq(a, &t.data)) {
+                    handed_out.push(t.data.clone());
+                }
+            }
+        }
+        pool.truncate(MAX_SPARE);
+        if let Ok(mut spare) = self.spare.try_lock() {
+            if spare.len() < pool.len() {
+                *spare = pool;
+            }
+        }
+        Ok(out)
+    }
+
+    fn run_steps(&self, steps: &[Step], slots: &mut Slots, pool: &mut Vec<AlignedBytes>) -> Result<()> {
+        for step in steps {
+            self.run_step(&step.kind, &self.prepared[step.id], slots, pool).map_err(|e| e.context(format!("plan step {}", step.id)))?;
+            for &s in &step.free_after {
+                if let Some(buf) = slots[s].take() {
+                    if let Ok(b) = Arc::try_unwrap(buf) {
+                        pool.push(b);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn slot_arc(slots: &Slots, s: usize) -> Result<Arc<AlignedBytes>> {
+        slots.get(s).and_then(|b| b.clone()).ok_or_else(|| Error::internal(format!("slot {s} is read before it is written")))
+    }
+
+    /// Runs a block with its params bound to `args` (moved in, so the block may update them in
+    /// place) and returns its results; the block's param and result slots are cleared afterwards
+    /// so that the next iteration owns its buffers alone.
+    fn run_block(&self, block: &Block, args: Vec<Arc<AlignedBytes>>, slots: &mut Slots, pool: &mut Vec<AlignedBytes>) -> Result<Vec<Arc<AlignedBytes>>> {
+        for (&p, a) in block.params.iter().zip(args) {
+            slots[p] = Some(a);
+        }
+        self.run_steps(&block.steps, slots, pool)?;
+        let out = block.results.iter().map(|&r| Self::slot_arc(slots, r)).collect::<Result<Vec<_>>>()?;
+        for &s in &block.clear_after {
+            slots[s] = None;
+        }
+        Ok(out)
+    }
+
+    fn run_control(&self, kind: &StepKind, slots: &mut Slots, pool: &mut Vec<AlignedBytes>) -> Result<()> {
+        match kind {
+            StepKind::While { inputs, cond, body, outputs, .. } => {
+                let mut state = inputs.iter().map(|&s| Self::slot_arc(slots, s)).collect::<Result<Vec<_>>>()?;
+                loop {
+                    let c = self.run_block(cond, state.clone(), slots, pool)?;
+                    let go = c.first().and_then(|b| b.as_slice().first().copied()).ok_or_else(|| Error::invalid("while: the condition returned no value"))?;
+                    if go == 0 {
+                        break;
+                    }
+                    state = self.run_block(body, state, slots, pool)?;
+                }
+                for (&o, v) in outputs.iter().zip(state) {
+                    slots[o] = Some(v);
+                }
+            }
+            StepKind::Case { index, branches, outputs, .. } => {
+                let ty = &self.plan.slots[*index];
+                let b = Self::slot_arc(slots, *index)?;
+                let bytes = b.as_slice();
+                let i: i64 = match (ty.elem, bytes.len()) {
+                    (ElementType::S32, 4) => i32::from_le_bytes(bytes.try_into().unwrap()) as i64,
+                    (ElementType::U32, 4) => u32::from_le_bytes(bytes.try_into().unwrap()) as i64,
+                    (ElementType::S64 | ElementType::U64, 8) => i64::from_le_bytes(bytes.try_into().unwrap()),
+                    (ElementType::Pred | ElementType::S8 | ElementType::U8, 1) => bytes[0] as i64,
+                    _ => return Err(Error::unimplemented(format!("case index of type {ty}"))),
+                };
+                let n = branches.len();
+                // An out-of-range index runs the last branch (spec).
+                let branch = if i < 0 || i >= n as i64 { n - 1 } else { i as usize };
+                let out = self.run_block(&branches[branch], Vec::new(), slots, pool)?;
+                for (&o, v) in outputs.iter().zip(out) {
+                    slots[o] = Some(v);
+                }
+            }
+            _ => return Err(Error::internal("not a control-flow step")),
+        }
+        Ok(())
+    }
+
+    fn slot_ptr(slots: &[Option<Arc<AlignedBytes>>], s: usize) -> Result<Ptr> {
+        slots
+            .get(s)
+            .and_then(|b| b.as_ref())
+            .map(|b| Ptr(b.as_ptr()))
+            .ok_or_else(|| Error::internal(format!("slot {s} is read before it is written")))
+    }
+
+    fn run_step(&self, kind: &StepKind, prepared: &Prepared, slots: &mut [Option<Arc<AlignedBytes>>], pool: &mut Vec<AlignedBytes>) -> Result<()> {
+        let plan = &self.plan;
+        match (kind, prepared) {
+            (StepKind::Elementwise(k), Prepared::Expr(ex)) => {
+                let n: usize = plan.slots[k.out].num_elements();
+                let esize = plan.slots[k.out].elem.byte_size();
+                let len = plan.slots[k.out].byte_size();
+                // Write in place into an input at its last use when nobody else holds it.
+                let mut out = None;
+                for &j in &k.in_place {
+                    let s = k.inputs[j];
+                    if slots[s].as_ref().is_some_and(|b| Arc::strong_count(b) == 1 && Arc::weak_count(b) == 0) {
+                        out = slots[s].take().and_then(|b| Arc::try_unwrap(b).ok());
+                        if let Some(buf) = &mut out {
+                            let p = Ptr(buf.as_mut_ptr());
+                            let mut inputs = Vec::with_capacity(k.inputs.len());
+                            for &i in &k.inputs {
+                                inputs.push(if i == s { p } else { Self::slot_ptr(slots, i)? });
+                            }
+                            self.elementwise(ex, &inputs, p, n, esize);
+                        }
+                        break;
+                    }
+                }
+                let buf = match out {
+                    Some(b) => b,
+                    None => {
+                        let inputs = k.inputs.iter().map(|&i| Self::slot_ptr(slots, i)).collect::<Result<Vec<_>>>()?;
+                        let mut buf = take_buffer(pool, len);
+                        let p = Ptr(buf.as_mut_ptr());
+                        self.elementwise(ex, &inputs, p, n, esize);
+                        buf
+                    }
+                };
+                slots[k.out] = Some(Arc::new(buf));
+            }
+            (StepKind::Reduce(k), Prepared::Expr(ex)) => {
+                let inputs = k.inputs.iter().map(|&i| Self::slot_ptr(slots, i)).collect::<Result<Vec<_>>>()?;
+                let init = match &k.init {
+                    Operand::Const(c) => *c,
+                    Operand::Slot(s) => read_scalar(k.elem, Self::slot_ptr(slots, *s)?),
+                };
+                let mut buf = take_buffer(pool, plan.slots[k.out].byte_size());
+                // SAFETY: the lowering sized every input and the output for this kernel.
+                unsafe { reduce::run(ex, k.elem, k.combiner, k.layout, &inputs, init, buf.as_mut_ptr(), &self.workers) };
+                slots[k.out] = Some(Arc::new(buf));
+            }
+            (StepKind::Dot(d), _) => {
+                let (a, b) = (Self::slot_ptr(slots, d.lhs)?, Self::slot_ptr(slots, d.rhs)?);
+                let mut buf = take_buffer(pool, plan.slots[d.out].byte_size());
+                // SAFETY: strides and sizes come from the operands' shapes.
+                unsafe { gemm::run(d, a, b, Ptr(buf.as_mut_ptr()), &self.workers) };
+                slots[d.out] = Some(Arc::new(buf));
+            }
+            (StepKind::Concat(k), _) => {
+                let mut buf = take_buffer(pool, plan.slots[k.out].byte_size());
+                let out_row: usize = k.row_bytes.iter().sum();
+                let out = buf.as_mut_slice();
+                let mut col = 0;
+                for (&s, &n) in k.inputs.iter().zip(&k.row_bytes) {
+                    let src = Self::slot_arc(slots, s)?;
+                    let src = src.as_slice();
+                    for o in 0..k.outer {
+                        out[o * out_row + col..o * out_row + col + n].copy_from_slice(&src[o * n..(o + 1) * n]);
+                    }
+                    col += n;
+                }
+                slots[k.out] = Some(Arc::new(buf));
+            }
+            (StepKind::DynamicSlice(k), _) => {
+                let oty = &plan.slots[k.operand];
+                let mut idx = Vec::with_capacity(k.indices.len());
+                for &i in &k.indices {
+                    idx.push(dynamic_slice::read_index(plan.slots[i].elem, Self::slot_arc(slots, i)?.as_slice())?);
+                }
+                let buf = match k.update {
+                    None => {
+                        let mut buf = take_buffer(pool, plan.slots[k.out].byte_size());
+                        dynamic_slice::slice(k, oty, Self::slot_arc(slots, k.operand)?.as_slice(), &idx, buf.as_mut_slice());
+                        buf
+                    }
+                    Some(u) => {
+                        let update = Self::slot_arc(slots, u)?;
+                        // In place when this is the operand's last use and nobody else holds it.
+                        let owned = if k.in_place { slots[k.operand].take().and_then(|b| Arc::try_unwrap(b).map_err(|b| slots[k.operand] = Some(b)).ok()) } else { None };
+                        let mut target = match owned {
+                            Some(b) => b,
+                            None => {
+                                let src = Self::slot_arc(slots, k.operand)?;
+                                let mut b = take_buffer(pool, src.len());
+                                b.as_mut_slice().copy_from_slice(src.as_slice());
+                                b
+                            }
+                        };
+                        dynamic_slice::update(k, oty, &mut target, update.as_slice(), &idx);
+                        target
+                    }
+                };
+                slots[k.out] = Some(Arc::new(buf));
+            }
+            (StepKind::Conv(c), _) => {
+                let (a, b) = (Self::slot_ptr(slots, c.lhs)?, Self::slot_ptr(slots, c.rhs)?);
+                let mut buf = take_buffer(pool, plan.slots[c.out].byte_size());
+                // SAFETY: strides and sizes come from the operands' shapes; gathers are bounds-checked.
+                unsafe { conv::run(c, a, b, Ptr(buf.as_mut_ptr()), &self.workers) };
+                slots[c.out] = Some(Arc::new(buf));
+            }
+            (StepKind::Alias { src, dst }, _) => {
+                slots[*dst] = Some(slots[*src].clone().ok_or_else(|| Error::internal("alias of an unwritten slot"))?);
+            }
+            (StepKind::Fallback { op, inputs, captured, outputs }, _) => {
+                let tensor = |s: usize| -> Result<Tensor> {
+                    let data = slots[s].clone().ok_or_else(|| Error::internal(format!("slot {s} is read before it is written")))?;
+                    Ok(Tensor { ty: plan.slots[s].clone(), data })
+                };
+                let operands = inputs.iter().map(|&s| tensor(s)).collect::<Result<Vec<_>>>()?;
+                let captured = captured.iter().map(|&(v, s)| Ok((v, tensor(s)?))).collect::<Result<Vec<_>>>()?;
+                let results = interp::eval_one_op(&plan.module, plan.module.entry_function(), op, &operands, &captured)?;
+                if results.len() != outputs.len() {
+                    return Err(Error::internal(format!("{} returned {} results, expected {}", op.kind.name(), results.len(), outputs.len())));
+                }
+                for (&s, t) in outputs.iter().zip(results) {
+                    if t.ty != plan.slots[s] {
+                        return Err(Error::internal(format!("{} returned {}, expected {}", op.kind.name(), t.ty, plan.slots[s])));
+                    }
+                    slots[s] = Some(t.data);
+                }
+            }
+            (StepKind::While { .. } | StepKind::Case { .. }, _) => self.run_control(kind, slots, pool)?,
+            _ => return Err(Error::internal("plan step without its prepared kernel")),
+        }
+        Ok(())
+    }
+
+    fn elementwise(&self, ex: &Compiled, inputs: &[Ptr], out: Ptr, n: usize, esize: usize) {
+        let cost = ex.expr.instrs.len().max(1);
+        self.workers.for_ranges(n, CHUNK, cost, &|r| {
+            ex.with_registers(|regs| {
+                let ptrs: Vec<*const u8> = inputs.iter().map(|p| p.get()).collect();
+                let last = regs.len() - 1;
+                let mut start = r.start;
+                while start < r.end {
+                    let len = CHUNK.min(r.end - start);
+                    // SAFETY: inputs cover the loads (checked by the lowering's shapes) and the output
+                    // holds n elements; ranges of different threads are disjoint.
+                    unsafe {
+                        ex.eval(&ptrs, start, len, regs);
+                        fused::store(&regs[last], (out.get() as *mut u8).add(start * esize), len);
+                    }
+                    start += len;
+                }
+            });
+        });
+    }
+}
+
+fn read_scalar(elem: ElementType, p: Ptr) -> KScalar {
+    // SAFETY: the slot holds at least one element of `elem` (a scalar init value).
+    unsafe {
+        match elem {
+            ElementType::F32 => KScalar::F32(*(p.0 as *const f32)),
+            ElementType::F64 => KScalar::F64(*(p.0 as *const f64)),
+            ElementType::S32 => KScalar::S32(*(p.0 as *const i32)),
+            ElementType::S64 => KScalar::S64(*(p.0 as *const i64)),
+            ElementType::U32 => KScalar::U32(*(p.0 as *const u32)),
+            ElementType::U64 => KScalar::U64(*(p.0 as *const u64)),
+            _ => KScalar::Pred(*p.0 != 0),
+        }
+    }
+}
+
+
+// A compiled program is shared between the plugin's threads.
+const _: fn() = || {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<Program>();
+};

@@ -1,0 +1,81 @@
+//! Thread pools for splitting large kernels. Small work runs on the calling thread: handing work
+//! to a pool costs tens of microseconds, more than a small kernel takes.
+
+use once_cell::sync::Lazy;
+use rayon::ThreadPool;
+use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::{Arc, Mutex};
+
+static POOLS: Lazy<Mutex<HashMap<usize, Arc<ThreadPool>>>> = Lazy::new(|| Mutex::new(HashMap::new()));
+
+/// Number of threads by default: `APU_NUM_THREADS` if set, else the machine's cores.
+pub fn default_threads() -> usize {
+    std::env::var("APU_NUM_THREADS")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1))
+}
+
+pub struct Workers {
+    threads: usize,
+    pool: Option<Arc<ThreadPool>>,
+    /// Below this much work (elements times per-element cost) a kernel runs on the calling thread.
+    min_parallel: usize,
+}
+
+impl Workers {
+    pub fn new(threads: usize, min_parallel: usize) -> apu_compiler::Result<Workers> {
+        let threads = threads.max(1);
+        let pool = if threads > 1 {
+            let mut pools = POOLS.lock().unwrap_or_else(|p| p.into_inner());
+            let pool = match pools.get(&threads) {
+                Some(p) => p.clone(),
+                None => {
+                    let p = rayon::ThreadPoolBuilder::new()
+                        .num_threads(threads)
+                        .thread_name(|i| format!("apu-worker-{i}"))
+                        .build()
+                        .map_err(|e| apu_compiler::Error::internal(format!("cannot start {threads} worker threads: {e}")))?;
+                    let p = Arc::new(p);
+                    pools.insert(threads, p.clone());
+                    p
+                }
+            };
+            Some(pool)
+        } else {
+            None
+        };
+        Ok(Workers { threads, pool, min_parallel })
+    }
+
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// Runs `f` over `0..n`, split into ranges aligned to `align` across the pool when
+    /// `n * cost` reaches the threshold, else in one call on this thread.
+    pub fn for_ranges(&self, n: usize, align: usize, cost: usize, f: &(dyn Fn(Range<usize>) + Sync)) {
+        let align = align.max(1);
+        let pool = match &self.pool {
+            Some(p) if n.saturating_mul(cost.max(1)) >= self.min_parallel && n > align => p,
+            _ => {
+                if n > 0 {
+                    f(0..n);
+                }
+                return;
+            }
+        };
+        let pieces = (self.threads * 2).min(n.div_ceil(align));
+        let per = n.div_ceil(pieces).div_ceil(align) * align;
+        pool.scope(|s| {
+            let mut start = 0;
+            while start < n {
+                let end = (start + per).min(n);
+                s.spawn(move |_| f(start..end));
+                start = end;
+            }
+        });
+    }
+}

@@ -1,0 +1,289 @@
+//! Property tests: random programs (shapes, element types, op chains) give the same results on the
+//! plan executor, with 1 thread and with 3 threads splitting every kernel, as on the interpreter.
+
+mod common;
+
+use apu_compiler::ir::{BinaryOp, ComparisonDirection, ConvDims, DotDims, ElementType as E, Literal, OpKind, TensorType, Type, UnaryOp, ValueId};
+use apu_compiler::valid::ValidModule;
+use apu_runtime::exec::{Options, Program};
+use apu_runtime::{interp, Tensor};
+use common::{module, FnBuilder};
+use proptest::prelude::*;
+
+fn random_tensor(ty: &TensorType, seed: &mut u64) -> Tensor {
+    let mut bytes = Vec::new();
+    for _ in 0..ty.num_elements() {
+        *seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        let r = (*seed >> 33) as u32;
+        match ty.elem {
+            E::F32 => bytes.extend((r as f32 / u32::MAX as f32 * 6.0 - 3.0).to_le_bytes()),
+            E::F64 => bytes.extend((r as f64 / u32::MAX as f64 * 6.0 - 3.0).to_le_bytes()),
+            E::S32 => bytes.extend(((r % 40) as i32 - 20).to_le_bytes()),
+            _ => bytes.push((r & 1) as u8),
+        }
+    }
+    Tensor::from_bytes(ty.clone(), &bytes).unwrap()
+}
+
+fn floats(t: &Tensor) -> Option<Vec<f64>> {
+    let b = t.bytes();
+    match t.ty.elem {
+        E::F32 => Some(b.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap()) as f64).collect()),
+        E::F64 => Some(b.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect()),
+        _ => None,
+    }
+}
+
+/// Runs `m` on the interpreter and on the plan (1 and 3 threads) and compares: floats within a
+/// relative 1e-5 (summation order differs between kernels), everything else bit-exact.
+fn same_everywhere(m: &ValidModule, seed: u64) -> Result<(), TestCaseError> {
+    let mut seed = seed;
+    let inputs: Vec<Tensor> = m.entry_function().param_types().iter().map(|t| random_tensor(t.as_tensor().unwrap(), &mut seed)).collect();
+    let want = interp::run(m, &inputs).map_err(|e| TestCaseError::fail(format!("interpreter: {e}")))?;
+    for (threads, min_parallel_work) in [(1, usize::MAX), (3, 1)] {
+        let p = Program::compile_with(m, &Options { threads, min_parallel_work, interpret: false })
+            .map_err(|e| TestCaseError::fail(format!("compile: {e}")))?;
+        // Every generated program moves only tensors: it must get a plan, not the interpreter.
+        prop_assert!(p.plan().is_some(), "no plan was built");
+        let got = p.run(&inputs).map_err(|e| TestCaseError::fail(format!("plan: {e}")))?;
+        prop_assert_eq!(got.len(), want.len());
+        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+            prop_assert_eq!(&g.ty, &w.ty);
+            match (floats(g), floats(w)) {
+                (Some(gv), Some(wv)) => {
+                    let scale = wv.iter().fold(1.0f64, |a, &b| if b.is_finite() { a.max(b.abs()) } else { a });
+                    for (k, (x, y)) in gv.iter().zip(&wv).enumerate() {
+                        let ok = (x.is_nan() && y.is_nan()) || x == y || (x - y).abs() <= 1e-5 * scale;
+                        prop_assert!(ok, "out{} [{}]: plan {} vs interpreter {} ({} threads)\n{}", i, k, x, y, threads, p.plan().map_or(String::new(), |p| p.summary()));
+                    }
+                }
+                _ => prop_assert!(g.bytes() == w.bytes(), "out{}: bytes differ ({} threads)", i, threads),
+            }
+        }
+    }
+    Ok(())
+}
+
+fn ty(shape: &[i64], elem: E) -> Type {
+    Type::tensor(shape.to_vec(), elem)
+}
+
+fn scalar_const(b: &mut FnBuilder, elem: E, bytes: Vec<u8>) -> ValueId {
+    let lit = Literal::splat(TensorType::scalar(elem), bytes).unwrap();
+    b.op(OpKind::Constant(lit), &[], ty(&[], elem))
+}
+
+fn elem_strategy() -> impl Strategy<Value = E> {
+    prop_oneof![Just(E::F32), Just(E::F64), Just(E::S32)]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn elementwise_chains(shape in prop::collection::vec(0i64..5, 0..=3), elem in elem_strategy(), ops in prop::collection::vec(0u8..8, 1..7), seed in any::<u64>()) {
+        let mut b = FnBuilder::new("main");
+        let t = ty(&shape, elem);
+        let (x, y, s) = (b.param(t.clone()), b.param(t.clone()), b.param(ty(&[], elem)));
+        let dims: Vec<i64> = Vec::new();
+        let sb = b.op(OpKind::BroadcastInDim { broadcast_dimensions: dims }, &[s], t.clone());
+        let mut cur = x;
+        let mut first = None;
+        for op in ops {
+            cur = match op {
+                0 => b.op(OpKind::Binary(BinaryOp::Add), &[cur, y], t.clone()),
+                1 => b.op(OpKind::Binary(BinaryOp::Multiply), &[cur, sb], t.clone()),
+                2 => b.op(OpKind::Binary(BinaryOp::Subtract), &[y, cur], t.clone()),
+                3 => b.op(OpKind::Binary(BinaryOp::Maximum), &[cur, y], t.clone()),
+                4 => b.op(OpKind::Unary(UnaryOp::Negate), &[cur], t.clone()),
+                5 if elem == E::S32 => b.op(OpKind::Unary(UnaryOp::Abs), &[cur], t.clone()),
+                5 => {
+                    let th = b.op(OpKind::Unary(UnaryOp::Tanh), &[cur], t.clone());
+                    b.op(OpKind::Unary(UnaryOp::Exponential), &[th], t.clone())
+                }
+                6 => {
+                    let p = b.op(OpKind::Compare { direction: ComparisonDirection::Lt, compare_type: None }, &[cur, y], ty(&shape, E::Pred));
+                    b.op(OpKind::Select, &[p, cur, y], t.clone())
+                }
+                _ => {
+                    let other = if elem == E::F64 { E::F32 } else { E::F64 };
+                    let c = b.op(OpKind::Convert, &[cur], ty(&shape, other));
+                    b.op(OpKind::Convert, &[c], t.clone())
+                }
+            };
+            first.get_or_insert(cur);
+        }
+        let f = b.finish(&[cur, first.unwrap()]);
+        same_everywhere(&module(vec![f]), seed)?;
+    }
+
+    #[test]
+    fn reductions(shape in prop::collection::vec(1i64..7, 1..=3), mask in 1u8..8, combiner in 0u8..3, elem in elem_strategy(), squared in any::<bool>(), seed in any::<u64>()) {
+        let rank = shape.len();
+        let dims: Vec<i64> = (0..rank as i64).filter(|d| mask & (1 << d) != 0).collect();
+        prop_assume!(!dims.is_empty());
+        let out_shape: Vec<i64> = (0..rank).filter(|d| !dims.contains(&(*d as i64))).map(|d| shape[d]).collect();
+        let op = [BinaryOp::Add, BinaryOp::Maximum, BinaryOp::Minimum][combiner as usize];
+        let init: Vec<u8> = match (elem, op) {
+            (E::F32, BinaryOp::Add) => 0f32.to_le_bytes().to_vec(),
+            (E::F32, BinaryOp::Maximum) => f32::NEG_INFINITY.to_le_bytes().to_vec(),
+            (E::F32, _) => f32::INFINITY.to_le_bytes().to_vec(),
+            (E::F64, BinaryOp::Add) => 0f64.to_le_bytes().to_vec(),
+            (E::F64, BinaryOp::Maximum) => f64::NEG_INFINITY.to_le_bytes().to_vec(),
+            (E::F64, _) => f64::INFINITY.to_le_bytes().to_vec(),
+            (_, BinaryOp::Add) => 0i32.to_le_bytes().to_vec(),
+            (_, BinaryOp::Maximum) => i32::MIN.to_le_bytes().to_vec(),
+            _ => i32::MAX.to_le_bytes().to_vec(),
+        };
+        let mut b = FnBuilder::new("main");
+        let t = ty(&shape, elem);
+        let x = b.param(t.clone());
+        let input = if squared { b.op(OpKind::Binary(BinaryOp::Multiply), &[x, x], t.clone()) } else { x };
+        let i = scalar_const(&mut b, elem, init);
+        let region = b.binary_region(op, elem);
+        let r = b.ops(OpKind::Reduce { dimensions: dims }, &[input, i], &[ty(&out_shape, elem)], vec![region]);
+        let f = b.finish(&r);
+        same_everywhere(&module(vec![f]), seed)?;
+    }
+
+    #[test]
+    fn dots(batch in 0i64..3, m in 1i64..7, n in 1i64..7, k in 0i64..7, lt in any::<bool>(), rt in any::<bool>(), f64s in any::<bool>(), seed in any::<u64>()) {
+        let elem = if f64s { E::F64 } else { E::F32 };
+        let bd: Vec<i64> = if batch > 0 { vec![batch] } else { vec![] };
+        let cat = |a: &[i64], b: &[i64]| -> Vec<i64> { a.iter().chain(b).copied().collect() };
+        let mut b = FnBuilder::new("main");
+        // Operands are passed transposed (last two axes swapped) and transposed back by an op.
+        let operand = |b: &mut FnBuilder, rows: i64, cols: i64, transposed: bool| {
+            let nb = bd.len() as i64;
+            if transposed {
+                let p = b.param(ty(&cat(&bd, &[cols, rows]), elem));
+                let perm: Vec<i64> = (0..nb).chain([nb + 1, nb]).collect();
+                b.op(OpKind::Transpose { permutation: perm }, &[p], ty(&cat(&bd, &[rows, cols]), elem))
+            } else {
+                b.param(ty(&cat(&bd, &[rows, cols]), elem))
+            }
+        };
+        let l = operand(&mut b, m, k, lt);
+        let r = operand(&mut b, k, n, rt);
+        let nb = bd.len() as i64;
+        let dims = DotDims {
+            lhs_batch: (0..nb).collect(),
+            rhs_batch: (0..nb).collect(),
+            lhs_contracting: vec![nb + 1],
+            rhs_contracting: vec![nb],
+        };
+        let d = b.op(OpKind::DotGeneral { dims, precision: vec![], preferred_element_type: None }, &[l, r], ty(&cat(&bd, &[m, n]), elem));
+        let f = b.finish(&[d]);
+        same_everywhere(&module(vec![f]), seed)?;
+    }
+
+    #[test]
+    fn data_movement(shape in prop::collection::vec(1i64..5, 3), perm_seed in 0usize..6, start in prop::collection::vec(0i64..2, 3), stride in prop::collection::vec(1i64..3, 3), pad in prop::collection::vec(0i64..2, 3), elem in elem_strategy(), seed in any::<u64>()) {
+        let perms = [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]];
+        let perm: Vec<i64> = perms[perm_seed].to_vec();
+        let t = ty(&shape, elem);
+        let mut b = FnBuilder::new("main");
+        let x = b.param(t.clone());
+        let v = b.param(ty(&[shape[1]], elem));
+        // transpose, then add 1-d values broadcast along the middle axis of the original.
+        let tshape: Vec<i64> = perm.iter().map(|&p| shape[p as usize]).collect();
+        let tx = b.op(OpKind::Transpose { permutation: perm.clone() }, &[x], ty(&tshape, elem));
+        let pos = perm.iter().position(|&p| p == 1).unwrap() as i64;
+        let bv = b.op(OpKind::BroadcastInDim { broadcast_dimensions: vec![pos] }, &[v], ty(&tshape, elem));
+        let sum = b.op(OpKind::Binary(BinaryOp::Add), &[tx, bv], ty(&tshape, elem));
+        // slice with steps
+        let start: Vec<i64> = start.iter().zip(&tshape).map(|(&s, &d)| s.min(d - 1)).collect();
+        let sshape: Vec<i64> = (0..3).map(|i| (tshape[i] - start[i] + stride[i] - 1) / stride[i]).collect();
+        let sl = b.op(OpKind::Slice { start_indices: start.clone(), limit_indices: tshape.clone(), strides: stride.clone() }, &[sum], ty(&sshape, elem));
+        let neg = b.op(OpKind::Unary(UnaryOp::Negate), &[sl], ty(&sshape, elem));
+        // concatenate and pad (interpreter fallbacks), reshape of the result.
+        let cshape = vec![sshape[0] * 2, sshape[1], sshape[2]];
+        let cat = b.op(OpKind::Concatenate { dimension: 0 }, &[neg, sl], ty(&cshape, elem));
+        let zero = scalar_const(&mut b, elem, vec![0; elem.byte_size()]);
+        let pshape: Vec<i64> = cshape.iter().zip(&pad).map(|(&d, &p)| d + 2 * p).collect();
+        let padded = b.op(OpKind::Pad { edge_padding_low: pad.clone(), edge_padding_high: pad.clone(), interior_padding: vec![0; 3] }, &[cat, zero], ty(&pshape, elem));
+        let flat = b.op(OpKind::Reshape, &[padded], ty(&[pshape.iter().product()], elem));
+        let rev = b.op(OpKind::Reverse { dimensions: vec![0] }, &[flat], ty(&[pshape.iter().product()], elem));
+        let f = b.finish(&[sum, sl, flat, rev]);
+        same_everywhere(&module(vec![f]), seed)?;
+    }
+
+    #[test]
+    fn convolutions(n in 1i64..3, h in 1i64..7, w in 1i64..7, c in 1i64..4, o in 1i64..4, kh in 1i64..4, kw in 1i64..4, stride in 1i64..3, pad in prop::collection::vec(0i64..3, 4), dil in 1i64..3, nchw in any::<bool>(), f64s in any::<bool>(), seed in any::<u64>()) {
+        let elem = if f64s { E::F64 } else { E::F32 };
+        let out = |size: i64, k: i64, lo: i64, hi: i64| (size + lo + hi - ((k - 1) * dil + 1)).div_euclid(stride) + 1;
+        let (oh, ow) = (out(h, kh, pad[0], pad[1]), out(w, kw, pad[2], pad[3]));
+        prop_assume!(oh >= 1 && ow >= 1);
+        // NHWC input / HWIO kernel / NHWC output, or NCHW / OIHW / NCHW.
+        let (ishape, kshape, oshape, dims) = if nchw {
+            (vec![n, c, h, w], vec![o, c, kh, kw], vec![n, o, oh, ow], ConvDims {
+                input_batch: 0, input_feature: 1, input_spatial: vec![2, 3],
+                kernel_input_feature: 1, kernel_output_feature: 0, kernel_spatial: vec![2, 3],
+                output_batch: 0, output_feature: 1, output_spatial: vec![2, 3],
+            })
+        } else {
+            (vec![n, h, w, c], vec![kh, kw, c, o], vec![n, oh, ow, o], ConvDims {
+                input_batch: 0, input_feature: 3, input_spatial: vec![1, 2],
+                kernel_input_feature: 2, kernel_output_feature: 3, kernel_spatial: vec![0, 1],
+                output_batch: 0, output_feature: 3, output_spatial: vec![1, 2],
+            })
+        };
+        let mut b = FnBuilder::new("main");
+        let x = b.param(ty(&ishape, elem));
+        let k = b.param(ty(&kshape, elem));
+        let kind = OpKind::Convolution {
+            window_strides: vec![stride, stride],
+            padding: vec![(pad[0], pad[1]), (pad[2], pad[3])],
+            lhs_dilation: vec![1, 1],
+            rhs_dilation: vec![dil, dil],
+            window_reversal: vec![false, false],
+            dims,
+            feature_group_count: 1,
+            batch_group_count: 1,
+            precision: vec![],
+        };
+        let y = b.op(kind, &[x, k], ty(&oshape, elem));
+        let f = b.finish(&[y]);
+        same_everywhere(&module(vec![f]), seed)?;
+    }
+
+    #[test]
+    fn dynamic_slices(shape in prop::collection::vec(1i64..6, 1..=3), size_seed in prop::collection::vec(0i64..6, 3), elem in elem_strategy(), seed in any::<u64>()) {
+        let rank = shape.len();
+        let sizes: Vec<i64> = (0..rank).map(|d| size_seed[d] % (shape[d] + 1)).collect();
+        let mut b = FnBuilder::new("main");
+        let x = b.param(ty(&shape, elem));
+        let idx: Vec<ValueId> = (0..rank).map(|_| b.param(ty(&[], E::S32))).collect();
+        let u = b.param(ty(&sizes, elem));
+        let operands: Vec<ValueId> = std::iter::once(x).chain(idx.iter().copied()).collect();
+        let sl = b.op(OpKind::DynamicSlice { slice_sizes: sizes.clone() }, &operands, ty(&sizes, elem));
+        // Update a fresh value (its last use: in place) and the parameter (shared: copied).
+        let doubled = b.op(OpKind::Binary(BinaryOp::Add), &[x, x], ty(&shape, elem));
+        let ops1: Vec<ValueId> = [doubled, u].into_iter().chain(idx.iter().copied()).collect();
+        let up1 = b.op(OpKind::DynamicUpdateSlice, &ops1, ty(&shape, elem));
+        let ops2: Vec<ValueId> = [x, sl].into_iter().chain(idx.iter().rev().copied()).collect();
+        let up2 = b.op(OpKind::DynamicUpdateSlice, &ops2, ty(&shape, elem));
+        let f = b.finish(&[sl, up1, up2]);
+        same_everywhere(&module(vec![f]), seed)?;
+    }
+
+    #[test]
+    fn integer_bit_ops(n in 0i64..40, elem in prop_oneof![Just(E::U32), Just(E::U64), Just(E::S32), Just(E::S64)], ops in prop::collection::vec(0u8..6, 1..6), seed in any::<u64>()) {
+        let t = ty(&[n], elem);
+        let mut b = FnBuilder::new("main");
+        let x = b.param(ty(&[n], E::S32));
+        let y = b.param(ty(&[n], E::S32));
+        // Convert the small random integers (including negatives) to the type under test.
+        let mut cur = b.op(OpKind::Convert, &[x], t.clone());
+        let other = b.op(OpKind::Convert, &[y], t.clone());
+        let iota = b.op(OpKind::Iota { dimension: 0 }, &[], t.clone());
+        for op in ops {
+            let k = [BinaryOp::ShiftLeft, BinaryOp::ShiftRightLogical, BinaryOp::ShiftRightArithmetic, BinaryOp::Xor, BinaryOp::Multiply, BinaryOp::Divide][op as usize];
+            let rhs = if op < 3 { other } else { iota };
+            cur = b.op(OpKind::Binary(k), &[cur, rhs], t.clone());
+        }
+        let back = b.op(OpKind::Convert, &[cur], ty(&[n], E::F32));
+        let f = b.finish(&[cur, back]);
+        same_everywhere(&module(vec![f]), seed)?;
+    }
+}
