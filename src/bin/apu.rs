@@ -8,7 +8,7 @@
 
 use apu_compiler::program::{read_program, ProgramFormat, MLIR_BYTECODE_MAGIC};
 use apu_compiler::valid::validate;
-use apu_runtime::{interp, npz, Tensor};
+use apu_runtime::{exec, npz, Tensor};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -84,7 +84,8 @@ impl RunOptions {
 
 fn run(path: &Path, opts: &RunOptions) -> Result<(), String> {
     let module = load(path)?;
-    interp::check_supported(&module).map_err(|e| e.to_string())?;
+    // The same executor the plugin uses (APU_EXECUTOR=interp selects the reference interpreter).
+    let program = exec::Program::compile(&module).map_err(|e| e.to_string())?;
     let inputs: Vec<Tensor> = match &opts.inputs {
         Some(p) => {
             let entries = npz::load_npz(p).map_err(|e| format!("{}: {e}", p.display()))?;
@@ -94,7 +95,7 @@ fn run(path: &Path, opts: &RunOptions) -> Result<(), String> {
         }
         None => Vec::new(),
     };
-    let outputs = interp::run(&module, &inputs).map_err(|e| e.to_string())?;
+    let outputs = program.run(&inputs).map_err(|e| e.to_string())?;
     match &opts.out {
         Some(p) => {
             let named: Vec<(String, Tensor)> =

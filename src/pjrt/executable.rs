@@ -9,7 +9,7 @@ use super::memory::MEMORY_KIND;
 use super::types::pjrt_type;
 use apu_compiler::ir::{TensorType, Type};
 use apu_compiler::program::{read_program, ProgramFormat};
-use apu_compiler::valid::{validate, ValidModule};
+use apu_compiler::valid::validate;
 use apu_pjrt_api::*;
 use std::os::raw::c_char;
 use std::sync::Arc;
@@ -24,7 +24,8 @@ pub(crate) struct ProgramSource {
 
 pub(crate) struct Executable {
     pub name: String,
-    pub module: Arc<ValidModule>,
+    /// The executable form (fused plan, or the interpreter where no plan can be built), made once here.
+    pub program: Arc<apu_runtime::exec::Program>,
     pub source: ProgramSource,
     pub options: CompileOptions,
     pub num_replicas: usize,
@@ -95,7 +96,7 @@ impl Executable {
         })?;
         let module = read_program(format, &source.code)?;
         let module = validate(module)?;
-        super::execute::check_supported(&module)?;
+        let program = Arc::new(super::execute::prepare(&module)?);
         let entry = module.entry_function();
         let param_types = tensor_types(&entry.param_types(), "parameter")?;
         let output_types = tensor_types(&entry.result_types, "result")?;
@@ -137,7 +138,7 @@ impl Executable {
             output_memory_kind_sizes: vec![MEMORY_KIND.len(); output_types.len()],
             param_memory_kinds: vec![kind; param_types.len()],
             param_memory_kind_sizes: vec![MEMORY_KIND.len(); param_types.len()],
-            module: Arc::new(module),
+            program,
             source,
             options,
             num_replicas,

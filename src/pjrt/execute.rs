@@ -12,18 +12,14 @@ use super::loaded::loaded;
 use super::types::{pjrt_type, pjrt_type_display};
 use apu_compiler::valid::ValidModule;
 use apu_pjrt_api::*;
+use apu_runtime::exec::Program;
 use apu_runtime::{BufferPromise, DeviceBuffer, Event, Tensor};
 use std::sync::Arc;
 
-/// Rejects, at compile time, programs the executor cannot run (an unsupported op or element type
-/// is an UNIMPLEMENTED compile error, never a failure at run time).
-pub(crate) fn check_supported(module: &ValidModule) -> ApiResult<()> {
-    apu_runtime::interp::check_supported(module).map_err(ApiError::from)
-}
-
-/// Runs a program on input tensors: the reference interpreter for now.
-fn run_program(module: &ValidModule, inputs: &[Tensor]) -> apu_compiler::Result<Vec<Tensor>> {
-    apu_runtime::interp::run(module, inputs)
+/// Builds the executable form of a program at compile time: the fused plan (or the interpreter where no
+/// plan can be built). Programs the executor cannot run are rejected here with UNIMPLEMENTED, never at run time.
+pub(crate) fn prepare(module: &ValidModule) -> ApiResult<Program> {
+    Program::compile(module).map_err(ApiError::from)
 }
 
 /// Completes the device's completion event with an error if a run is dropped before finishing
@@ -41,7 +37,7 @@ impl Drop for CompletionGuard {
 
 /// One device's share of an execution, moved to its worker.
 struct DeviceRun {
-    module: Arc<ValidModule>,
+    program: Arc<Program>,
     inputs: Vec<Arc<DeviceBuffer>>,
     /// Contents of the inputs that were already ready at Execute time, taken then so that a later
     /// `PJRT_Buffer_Delete` of an argument cannot pull them from under the run.
@@ -73,7 +69,7 @@ impl DeviceRun {
                     .map_or_else(|| b.contents_for_consumer(), Ok)
             })
             .collect::<apu_compiler::Result<Vec<Tensor>>>()
-            .and_then(|tensors| run_program(&self.module, &tensors));
+            .and_then(|tensors| self.program.run(&tensors));
         let results = match result {
             Ok(r) if r.len() == self.outputs.len() => r,
             Ok(r) => {
@@ -228,7 +224,7 @@ pub(crate) unsafe extern "C" fn loaded_execute(
                 .map(|b| b.contents_for_consumer().ok())
                 .collect();
             let run = DeviceRun {
-                module: exe.module.clone(),
+                program: exe.program.clone(),
                 inputs,
                 captured,
                 donated: donated.clone(),
