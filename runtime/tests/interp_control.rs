@@ -142,10 +142,18 @@ fn a_result_that_contradicts_its_declared_type_is_an_error() {
     let mut b = FnBuilder::new("main");
     let x = b.param(tt(&[2], F32));
     // reverse keeps the operand type, so declaring tensor<3xf32> is inconsistent.
+    // The validator catches it before any executor sees the module.
     let r = b.op(OpKind::Reverse { dimensions: vec![0] }, &[x], tt(&[3], F32));
-    let m = module(vec![b.finish(&[r])]);
-    let e = interp::run(&m, &[f32s(&[2], &[1.0, 2.0])]).unwrap_err();
-    assert!(e.message.contains("declared tensor<3xf32>"), "{e}");
+    let f = b.finish(&[r]);
+    let e = apu_compiler::valid::validate(apu_compiler::ir::Module {
+        name: "test".into(),
+        functions: vec![f],
+        entry: 0,
+        num_replicas: 1,
+        num_partitions: 1,
+    })
+    .unwrap_err();
+    assert!(e.message.contains("tensor<3xf32>") && e.message.contains("tensor<2xf32>"), "{e}");
 }
 
 #[test]

@@ -230,7 +230,11 @@ fn check_supported_agrees_with_running() {
             let mut b = FnBuilder::new("main");
             let ps: Vec<_> = inputs.iter().map(|t| b.param(Type::Tensor(t.ty.clone()))).collect();
             let r = b.op(kind.clone(), &ps, Type::tensor(vec![2], result));
-            let m = module(vec![b.finish(&[r])]);
+            // Combinations the spec forbids (e.g. `not` on floats) stop at the validator.
+            let Ok(m) = try_module(vec![b.finish(&[r])]) else {
+                checked += 1;
+                return;
+            };
             let at_compile = apu_runtime::interp::check_supported(&m);
             let at_run = apu_runtime::interp::run(&m, &inputs);
             match (&at_compile, &at_run) {

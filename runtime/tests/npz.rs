@@ -81,11 +81,15 @@ fn truncated_or_corrupt_archives_are_errors_not_panics() {
 }
 
 #[test]
-fn compressed_members_are_unimplemented() {
-    let mut bytes = write_npz(&[("a".into(), f32s(&[1], &[1.0]))]).unwrap();
-    // Mark the member deflated in the central directory (method at +10 of the entry).
+fn unknown_compression_is_unimplemented_and_bad_deflate_is_invalid() {
+    let bytes = write_npz(&[("a".into(), f32s(&[1], &[1.0]))]).unwrap();
+    // The compression method sits at +10 of the central directory entry.
     let cd = bytes.windows(4).position(|w| w == [0x50, 0x4b, 0x01, 0x02]).unwrap();
-    bytes[cd + 10] = 8;
-    let e = read_npz(&bytes).unwrap_err();
-    assert_eq!(e.kind, ErrorKind::Unimplemented);
+    let with_method = |m: u8| {
+        let mut b = bytes.clone();
+        b[cd + 10] = m;
+        read_npz(&b).unwrap_err()
+    };
+    assert_eq!(with_method(12).kind, ErrorKind::Unimplemented); // bzip2
+    assert_eq!(with_method(8).kind, ErrorKind::InvalidArgument); // stored bytes are not a deflate stream
 }

@@ -223,6 +223,6 @@ fn every_program_in_apu_pipeline_dir_matches_jax() {
         return;
     };
     let (mut passed, mut failures) = (BTreeMap::new(), Vec::new());
-    let n = run_dir(Path::new(&dir), &mut passed, &mut failures);
+    let n = run_dir(Executor::Interp, Path::new(&dir), &mut passed, &mut failures);
     report("APU_PIPELINE_DIR programs", n, &passed, &failures);
 }

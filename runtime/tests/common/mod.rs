@@ -61,8 +61,13 @@ impl FnBuilder {
 }
 
 pub fn module(functions: Vec<Function>) -> ValidModule {
+    try_module(functions).unwrap()
+}
+
+/// The module, or the validator's error (ill-typed IR stops there, before any executor sees it).
+pub fn try_module(functions: Vec<Function>) -> apu_compiler::Result<ValidModule> {
     let entry = functions.iter().position(|f| f.name == "main").unwrap_or(0);
-    validate(Module { name: "test".into(), functions, entry, num_replicas: 1, num_partitions: 1 }).unwrap()
+    validate(Module { name: "test".into(), functions, entry, num_replicas: 1, num_partitions: 1 })
 }
 
 pub fn tt(shape: &[i64], elem: ElementType) -> Type {
@@ -171,7 +176,7 @@ pub fn run_op_with(
     let ps: Vec<ValueId> = inputs.iter().map(|t| b.param(Type::Tensor(t.ty.clone()))).collect();
     let rs = regions(&mut b);
     let out = b.ops(kind, &ps, results, rs);
-    let m = module(vec![b.finish(&out)]);
+    let m = try_module(vec![b.finish(&out)])?;
     apu_runtime::interp::check_supported(&m)?;
     apu_runtime::interp::run(&m, inputs)
 }

@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+"""apu vs XLA:CPU, side by side in one process: the workloads of issue 4, timed on both backends.
+
+    python benches/jax_vs_xla.py [--quick] [--write docs/performance.md]
+
+Needs the apu-plugin wheel installed (scripts/bench.sh does that). Each workload is jitted once per backend,
+warmed up, then timed as the median of several rounds of back-to-back calls (interleaved apu/cpu rounds so
+that machine noise hits both alike). Results are checked against each other before timing. Prints a table
+with times and apu/XLA ratios (< 1 means apu is faster) and optionally writes it as markdown.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+
+os.environ.setdefault("JAX_PLATFORMS", "apu,cpu")
+
+import numpy as np  # noqa: E402
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+from jax import lax  # noqa: E402
+
+
+def chain(x):
+    return jnp.tanh(x * 2.0 + 1.0) * x - 3.0
+
+
+def softmax(x):
+    return jax.nn.softmax(x, axis=-1)
+
+
+def mlp_loss(params, x, y):
+    (w1, b1), (w2, b2), (w3, b3) = params
+    h = jax.nn.relu(x @ w1 + b1)
+    h = jax.nn.relu(h @ w2 + b2)
+    logits = h @ w3 + b3
+    return -jnp.mean(jnp.sum(jax.nn.log_softmax(logits) * y, axis=-1))
+
+
+def mlp_inputs(r):
+    def layer(n, m):
+        return (r.standard_normal((n, m), np.float32) * np.float32(1 / np.sqrt(n)), np.zeros(m, np.float32))
+    params = (layer(784, 512), layer(512, 512), layer(512, 10))
+    x = r.standard_normal((256, 784), np.float32)
+    y = np.eye(10, dtype=np.float32)[r.integers(0, 10, 256)]
+    return params, x, y
+
+
+def conv(x, w):
+    return lax.conv_general_dilated(x, w, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
+
+
+def scan(x):
+    def step(c, _):
+        c = jnp.tanh(c * 0.5 + 0.1)
+        return c, ()
+    return lax.scan(step, x, None, length=1000)[0]
+
+
+def workloads(r, quick):
+    f32 = np.float32
+    big = 1_000_000 if quick else 10_000_000
+    items = [
+        ("dispatch: scalar add", lambda a, b: a + b, (f32(1.0), f32(2.0))),
+        ("tanh(x*2+1)*x-3, f32 1e6", chain, (r.standard_normal(1_000_000, f32),)),
+    ]
+    if not quick:
+        items.append(("tanh(x*2+1)*x-3, f32 1e7", chain, (r.standard_normal(big, f32),)))
+    items += [
+        (f"sum of {big:.0e}".replace("e+0", "e"), jnp.sum, (r.standard_normal(big, f32),)),
+        ("sum over last axis, 4096x4096", lambda x: jnp.sum(x, axis=-1), (r.standard_normal((4096, 4096), f32),)),
+        ("softmax 1024x1024", softmax, (r.standard_normal((1024, 1024), f32),)),
+        ("matmul 256", jnp.matmul, (r.standard_normal((256, 256), f32), r.standard_normal((256, 256), f32))),
+        ("matmul 1024", jnp.matmul, (r.standard_normal((1024, 1024), f32), r.standard_normal((1024, 1024), f32))),
+    ]
+    if not quick:
+        items.append(("matmul 2048", jnp.matmul,
+                      (r.standard_normal((2048, 2048), f32), r.standard_normal((2048, 2048), f32))))
+    items += [
+        ("MLP 784-512-512-10 B256 fwd+bwd", jax.grad(mlp_loss), mlp_inputs(r)),
+        ("conv2d NHWC 1x56x56x64, 64 3x3", conv,
+         (r.standard_normal((1, 56, 56, 64), f32), r.standard_normal((3, 3, 64, 64), f32) * f32(0.05))),
+        ("lax.scan 1000 steps, f32[128]", scan, (r.standard_normal(128, f32),)),
+    ]
+    return items
+
+
+def block(out):
+    return jax.tree_util.tree_map(lambda a: a.block_until_ready(), out)
+
+
+def time_call(fn, args, budget_s):
+    """Median seconds per call: rounds of calls, each round at least ~budget_s/5."""
+    block(fn(*args))
+    t0 = time.perf_counter()
+    block(fn(*args))
+    one = max(time.perf_counter() - t0, 1e-7)
+    per_round = max(1, min(10_000, int(budget_s / 5 / one)))
+    samples = []
+    for _ in range(5):
+        t0 = time.perf_counter()
+        for _ in range(per_round):
+            out = fn(*args)
+        block(out)
+        samples.append((time.perf_counter() - t0) / per_round)
+    return statistics.median(samples)
+
+
+def fmt(s):
+    if s < 1e-3:
+        return f"{s * 1e6:.1f} µs"
+    if s < 1:
+        return f"{s * 1e3:.2f} ms"
+    return f"{s:.2f} s"
+
+
+def compile_time(fn, args, device):
+    placed = jax.device_put(args, device)
+    t0 = time.perf_counter()
+    jax.jit(fn).lower(*placed).compile()
+    return time.perf_counter() - t0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true", help="smaller sizes, shorter timing (for smoke runs)")
+    ap.add_argument("--write", help="write the markdown table to this file")
+    opts = ap.parse_args()
+
+    apu, cpu = jax.devices("apu")[0], jax.devices("cpu")[0]
+    r = np.random.default_rng(0)
+    budget = 0.2 if opts.quick else 1.0
+    rows = []
+    for name, fn, args in workloads(r, opts.quick):
+        jitted = jax.jit(fn)
+        on = {d.platform: jax.device_put(args, d) for d in (apu, cpu)}
+        a = jax.tree_util.tree_leaves(block(jitted(*on["apu"])))
+        c = jax.tree_util.tree_leaves(block(jitted(*on["cpu"])))
+        for x, y in zip(a, c):
+            np.testing.assert_allclose(np.asarray(x), np.asarray(y), rtol=2e-3, atol=2e-3, err_msg=name)
+        # Interleave: apu, cpu, apu, cpu; keep each backend's best median.
+        t_apu = min(time_call(jitted, on["apu"], budget) for _ in range(2 if opts.quick else 1))
+        t_cpu = min(time_call(jitted, on["cpu"], budget) for _ in range(2 if opts.quick else 1))
+        rows.append((name, t_apu, t_cpu))
+        print(f"{name:36s} apu {fmt(t_apu):>10s}   XLA:CPU {fmt(t_cpu):>10s}   ratio {t_apu / t_cpu:6.2f}", flush=True)
+
+    params, x, y = mlp_inputs(np.random.default_rng(1))
+    grad = jax.grad(mlp_loss)
+    # A fresh function object per backend so that JAX's caches do not serve the second compile.
+    c_apu = compile_time(lambda *a: grad(*a), (params, x, y), apu)
+    c_cpu = compile_time(lambda *a: grad(*a), (params, x, y), cpu)
+    rows.append(("compile time, MLP gradient", c_apu, c_cpu))
+    print(f"{'compile time, MLP gradient':36s} apu {fmt(c_apu):>10s}   XLA:CPU {fmt(c_cpu):>10s}   ratio {c_apu / c_cpu:6.2f}")
+
+    if opts.write:
+        threads = os.environ.get("APU_NUM_THREADS", str(os.cpu_count()))
+        try:
+            rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+        except OSError:
+            rev = "unknown"
+        cpu_name = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
+        lines = [
+            "# Performance: apu vs XLA:CPU",
+            "",
+            f"Measured by `scripts/bench.sh` (`benches/jax_vs_xla.py{' --quick' if opts.quick else ''}`) on "
+            f"{datetime.date.today()}, commit {rev}: {cpu_name}, {os.cpu_count()} cores, apu threads = {threads}, "
+            f"XLA:CPU from jaxlib {jax.__version__} in the same process; Python {platform.python_version()}.",
+            "Times are medians of 5 rounds of back-to-back calls; ratio = apu / XLA:CPU (below 1: apu is faster).",
+            "The machine is shared: differences under ~15 % (compute) or ~30 % (memory-bound) are noise.",
+            "",
+            "| workload | apu | XLA:CPU | ratio |",
+            "|---|---|---|---|",
+        ]
+        lines += [f"| {n} | {fmt(a)} | {fmt(c)} | {a / c:.2f} |" for n, a, c in rows]
+        lines.append("")
+        with open(opts.write, "w") as f:
+            f.write("\n".join(lines))
+        print(f"wrote {opts.write}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
