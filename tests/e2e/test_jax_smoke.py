@@ -17,6 +17,15 @@ REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 def _library_path() -> pathlib.Path | None:
+    # With the wheel installed, its `jax_plugins` entry point registers apu; registering the same library again
+    # through the environment would make JAX fail with ALREADY_EXISTS.
+    import importlib.util
+
+    spec = importlib.util.find_spec("apu_plugin")
+    if spec is not None and spec.origin:
+        wheel_lib = pathlib.Path(spec.origin).parent / "libapu.so"
+        if wheel_lib.is_file():
+            return wheel_lib
     configured = os.environ.get("PJRT_NAMES_AND_LIBRARY_PATHS", "")
     for entry in filter(None, configured.split(",")):
         name, _, path = entry.partition(os.pathsep)
