@@ -9,59 +9,12 @@ use crate::{Error, Result};
 
 /// Elementwise one-operand opcodes.
 pub fn unary(opcode: &str) -> Option<UnaryOp> {
-    use UnaryOp::*;
-    Some(match opcode {
-        "abs" => Abs,
-        "cbrt" => Cbrt,
-        "ceil" => Ceil,
-        "cosine" => Cosine,
-        "count-leading-zeros" => CountLeadingZeros,
-        "exponential" => Exponential,
-        "exponential-minus-one" => ExponentialMinusOne,
-        "floor" => Floor,
-        "imag" => Imag,
-        "is-finite" => IsFinite,
-        "log" => Log,
-        "log-plus-one" => LogPlusOne,
-        "logistic" => Logistic,
-        "negate" => Negate,
-        "not" => Not,
-        "popcnt" => PopulationCount,
-        "real" => Real,
-        "round-nearest-afz" => RoundNearestAfz,
-        "round-nearest-even" => RoundNearestEven,
-        "rsqrt" => Rsqrt,
-        "sign" => Sign,
-        "sine" => Sine,
-        "sqrt" => Sqrt,
-        "tan" => Tan,
-        "tanh" => Tanh,
-        _ => return None,
-    })
+    UnaryOp::from_name(&opcode.replace('-', "_"))
 }
 
 /// Elementwise two-operand opcodes.
 pub fn binary(opcode: &str) -> Option<BinaryOp> {
-    use BinaryOp::*;
-    Some(match opcode {
-        "add" => Add,
-        "subtract" => Subtract,
-        "multiply" => Multiply,
-        "divide" => Divide,
-        "remainder" => Remainder,
-        "power" => Power,
-        "maximum" => Maximum,
-        "minimum" => Minimum,
-        "and" => And,
-        "or" => Or,
-        "xor" => Xor,
-        "shift-left" => ShiftLeft,
-        "shift-right-arithmetic" => ShiftRightArithmetic,
-        "shift-right-logical" => ShiftRightLogical,
-        "atan2" => Atan2,
-        "complex" => Complex,
-        _ => return None,
-    })
+    BinaryOp::from_name(&opcode.replace('-', "_"))
 }
 
 /// `compare`: direction string (required) and comparison type string (optional).

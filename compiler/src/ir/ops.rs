@@ -55,6 +55,68 @@ pub enum BinaryOp {
     Complex,
 }
 
+impl UnaryOp {
+    pub const ALL: [UnaryOp; 25] = [
+        UnaryOp::Abs,
+        UnaryOp::Cbrt,
+        UnaryOp::Ceil,
+        UnaryOp::Cosine,
+        UnaryOp::CountLeadingZeros,
+        UnaryOp::Exponential,
+        UnaryOp::ExponentialMinusOne,
+        UnaryOp::Floor,
+        UnaryOp::Imag,
+        UnaryOp::IsFinite,
+        UnaryOp::Log,
+        UnaryOp::LogPlusOne,
+        UnaryOp::Logistic,
+        UnaryOp::Negate,
+        UnaryOp::Not,
+        UnaryOp::PopulationCount,
+        UnaryOp::Real,
+        UnaryOp::RoundNearestAfz,
+        UnaryOp::RoundNearestEven,
+        UnaryOp::Rsqrt,
+        UnaryOp::Sign,
+        UnaryOp::Sine,
+        UnaryOp::Sqrt,
+        UnaryOp::Tan,
+        UnaryOp::Tanh,
+    ];
+
+    /// The op with this StableHLO name (`exponential`, `popcnt`, …), the inverse of [`OpKind::name`]. Every
+    /// reader maps its own spelling onto this one (VHLO drops the `_vN`, HLO uses `-` for `_`).
+    pub fn from_name(name: &str) -> Option<UnaryOp> {
+        UnaryOp::ALL.into_iter().find(|&u| OpKind::Unary(u).name() == name)
+    }
+}
+
+impl BinaryOp {
+    pub const ALL: [BinaryOp; 16] = [
+        BinaryOp::Add,
+        BinaryOp::Subtract,
+        BinaryOp::Multiply,
+        BinaryOp::Divide,
+        BinaryOp::Remainder,
+        BinaryOp::Power,
+        BinaryOp::Maximum,
+        BinaryOp::Minimum,
+        BinaryOp::And,
+        BinaryOp::Or,
+        BinaryOp::Xor,
+        BinaryOp::ShiftLeft,
+        BinaryOp::ShiftRightArithmetic,
+        BinaryOp::ShiftRightLogical,
+        BinaryOp::Atan2,
+        BinaryOp::Complex,
+    ];
+
+    /// The op with this StableHLO name (`add`, `shift_left`, …), the inverse of [`OpKind::name`].
+    pub fn from_name(name: &str) -> Option<BinaryOp> {
+        BinaryOp::ALL.into_iter().find(|&b| OpKind::Binary(b).name() == name)
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ComparisonDirection {
     Eq,

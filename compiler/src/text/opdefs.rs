@@ -276,58 +276,11 @@ fn transpose_name(t: Transpose) -> &'static str {
 }
 
 pub fn unary_from_name(n: &str) -> Option<UnaryOp> {
-    use UnaryOp::*;
-    Some(match n {
-        "abs" => Abs,
-        "cbrt" => Cbrt,
-        "ceil" => Ceil,
-        "cosine" => Cosine,
-        "count_leading_zeros" => CountLeadingZeros,
-        "exponential" => Exponential,
-        "exponential_minus_one" => ExponentialMinusOne,
-        "floor" => Floor,
-        "imag" => Imag,
-        "is_finite" => IsFinite,
-        "log" => Log,
-        "log_plus_one" => LogPlusOne,
-        "logistic" => Logistic,
-        "negate" => Negate,
-        "not" => Not,
-        "popcnt" => PopulationCount,
-        "real" => Real,
-        "round_nearest_afz" => RoundNearestAfz,
-        "round_nearest_even" => RoundNearestEven,
-        "rsqrt" => Rsqrt,
-        "sign" => Sign,
-        "sine" => Sine,
-        "sqrt" => Sqrt,
-        "tan" => Tan,
-        "tanh" => Tanh,
-        _ => return None,
-    })
+    UnaryOp::from_name(n)
 }
 
 pub fn binary_from_name(n: &str) -> Option<BinaryOp> {
-    use BinaryOp::*;
-    Some(match n {
-        "add" => Add,
-        "subtract" => Subtract,
-        "multiply" => Multiply,
-        "divide" => Divide,
-        "remainder" => Remainder,
-        "power" => Power,
-        "maximum" => Maximum,
-        "minimum" => Minimum,
-        "and" => And,
-        "or" => Or,
-        "xor" => Xor,
-        "shift_left" => ShiftLeft,
-        "shift_right_arithmetic" => ShiftRightArithmetic,
-        "shift_right_logical" => ShiftRightLogical,
-        "atan2" => Atan2,
-        "complex" => Complex,
-        _ => return None,
-    })
+    BinaryOp::from_name(n)
 }
 
 fn gather_dims(a: &Attr) -> R<GatherDims> {
