@@ -6,6 +6,17 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 lib="$(build_library)"
 
+# Differential oracle and ABI references, fetched once into $APU_CACHE (never committed): XLA's own CPU PJRT
+# plugin for the conformance suite's shared cases, and upstream pjrt_c_api.h headers for the layout test.
+# Without network the tests that need them say "skipped".
+if xla_cpu="$("$APU_ROOT/scripts/fetch-xla-cpu-plugin.sh" 2>/dev/null | tail -1)" && [ -f "$xla_cpu" ]; then
+    export APU_XLA_CPU_PLUGIN="$xla_cpu"
+else
+    log "could not fetch XLA's CPU PJRT plugin: the conformance suite runs on apu only"
+fi
+"$APU_ROOT/scripts/fetch-upstream-headers.sh" >/dev/null 2>&1 \
+    || log "could not fetch upstream PJRT headers: the layout test will say skipped"
+
 # Tests build in the dev profile (dependencies optimised, see Cargo.toml): far quicker to compile than a second
 # release build, and the conformance suite still drives the release libapu.so built above.
 log "cargo test (workspace)"
