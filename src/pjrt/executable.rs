@@ -26,6 +26,8 @@ pub(crate) struct Executable {
     pub name: String,
     /// The executable form (fused plan, or the interpreter where no plan can be built), made once here.
     pub program: Arc<apu_runtime::exec::Program>,
+    /// The validated module as StableHLO text, handed out by `PJRT_Executable_OptimizedProgram`.
+    pub program_text: String,
     pub source: ProgramSource,
     pub options: CompileOptions,
     pub num_replicas: usize,
@@ -97,6 +99,7 @@ impl Executable {
         let module = read_program(format, &source.code)?;
         let module = validate(module)?;
         let program = Arc::new(super::execute::prepare(&module)?);
+        let program_text = apu_compiler::print::print_module(&module);
         let entry = module.entry_function();
         let param_types = tensor_types(&entry.param_types(), "parameter")?;
         let output_types = tensor_types(&entry.result_types, "result")?;
@@ -139,6 +142,7 @@ impl Executable {
             param_memory_kinds: vec![kind; param_types.len()],
             param_memory_kind_sizes: vec![MEMORY_KIND.len(); param_types.len()],
             program,
+            program_text,
             source,
             options,
             num_replicas,
@@ -376,11 +380,30 @@ pub(crate) unsafe extern "C" fn executable_parameter_memory_kinds(
 pub(crate) unsafe extern "C" fn executable_optimized_program(
     args: *mut PJRT_Executable_OptimizedProgram_Args,
 ) -> *mut PJRT_Error {
+    // The program apu runs, as StableHLO text (format "mlir"). Called twice by clients: first with
+    // `code == NULL` to learn the size, then with a buffer of that size.
     entry("PJRT_Executable_OptimizedProgram", args, |a| {
-        unsafe { executable(a.executable)? };
-        Err(ApiError::unimplemented(
-            "PJRT_Executable_OptimizedProgram: apu does not produce an optimized HLO or MLIR program",
-        ))
+        let e = unsafe { executable(a.executable)? };
+        if a.program.is_null() {
+            return Err(ApiError::invalid_argument("PJRT_Executable_OptimizedProgram: `program` is NULL"));
+        }
+        let p = unsafe { &mut *a.program };
+        const FORMAT: &str = "mlir";
+        p.format = FORMAT.as_ptr() as *const c_char;
+        p.format_size = FORMAT.len();
+        let text = e.program_text.as_bytes();
+        if !p.code.is_null() {
+            if p.code_size < text.len() {
+                return Err(ApiError::invalid_argument(format!(
+                    "PJRT_Executable_OptimizedProgram: buffer of {} bytes, the program needs {}",
+                    p.code_size,
+                    text.len()
+                )));
+            }
+            unsafe { std::ptr::copy_nonoverlapping(text.as_ptr(), p.code as *mut u8, text.len()) };
+        }
+        p.code_size = text.len();
+        Ok(())
     })
 }
 
