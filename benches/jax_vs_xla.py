@@ -92,6 +92,9 @@ def workloads(r, quick):
     return items
 
 
+NOTES_HEADING = "## Where apu stands"
+
+
 def block(out):
     return jax.tree_util.tree_map(lambda a: a.block_until_ready(), out)
 
@@ -180,6 +183,15 @@ def main():
         ]
         lines += [f"| {n} | {fmt(a)} | {fmt(c)} | {a / c:.2f} |" for n, a, c in rows]
         lines.append("")
+        # Keep the hand-written analysis below the table across reruns.
+        try:
+            old = open(opts.write).read()
+            keep = old[old.index(NOTES_HEADING):] if NOTES_HEADING in old else ""
+        except OSError:
+            keep = ""
+        if keep:
+            lines.append(keep.rstrip("\n"))
+            lines.append("")
         with open(opts.write, "w") as f:
             f.write("\n".join(lines))
         print(f"wrote {opts.write}")
