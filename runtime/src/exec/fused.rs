@@ -435,44 +435,14 @@ pub fn fmin64(x: f64, y: f64) -> f64 {
 }
 
 /// The f64 function of a float unary op, as the interpreter computes it.
+// f64 kernels use the interpreter's own functions, so the fast path and the oracle share one definition of
+// each op's semantics. The planner only sends float ops these tables cover; the fallbacks are never reached.
 fn unary_f64(op: U) -> fn(f64) -> f64 {
-    match op {
-        U::Abs => f64::abs,
-        U::Cbrt => f64::cbrt,
-        U::Ceil => f64::ceil,
-        U::Cosine => f64::cos,
-        U::Exponential => f64::exp,
-        U::ExponentialMinusOne => f64::exp_m1,
-        U::Floor => f64::floor,
-        U::Log => f64::ln,
-        U::LogPlusOne => f64::ln_1p,
-        U::Logistic => |x| 1.0 / (1.0 + (-x).exp()),
-        U::Negate => |x| -x,
-        U::RoundNearestAfz => f64::round,
-        U::RoundNearestEven => f64::round_ties_even,
-        U::Rsqrt => |x| 1.0 / x.sqrt(),
-        U::Sign => |x| if x.is_nan() || x == 0.0 { x } else { x.signum() },
-        U::Sine => f64::sin,
-        U::Sqrt => f64::sqrt,
-        U::Tan => f64::tan,
-        U::Tanh => f64::tanh,
-        _ => |x| x,
-    }
+    crate::interp::elementwise::float_unary(op).unwrap_or(|x| x)
 }
 
 fn binary_f64(op: B) -> fn(f64, f64) -> f64 {
-    match op {
-        B::Add => |x, y| x + y,
-        B::Subtract => |x, y| x - y,
-        B::Multiply => |x, y| x * y,
-        B::Divide => |x, y| x / y,
-        B::Remainder => |x, y| x % y,
-        B::Power => f64::powf,
-        B::Maximum => max_f64,
-        B::Minimum => min_f64,
-        B::Atan2 => f64::atan2,
-        _ => |x, _| x,
-    }
+    crate::interp::elementwise::float_binary(op).unwrap_or(|x, _| x)
 }
 
 #[inline(always)]

@@ -57,7 +57,8 @@ pub fn unary_result_elem(op: UnaryOp, elem: ElementType) -> ElementType {
 
 /// The f64 function of a unary op on floats (`None` for ops floats do not have, and for
 /// `is_finite`, whose result is not a float).
-fn float_unary(op: UnaryOp) -> Option<fn(f64) -> f64> {
+/// The f64 function of a unary op on floats with a float result.
+pub fn float_unary(op: UnaryOp) -> Option<fn(f64) -> f64> {
     use UnaryOp as U;
     Some(match op {
         U::Abs => f64::abs,
