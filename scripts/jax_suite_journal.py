@@ -11,7 +11,12 @@ from __future__ import annotations
 
 import os
 
-import pytest
+try:
+    import pytest
+    _trylast = pytest.hookimpl(trylast=True)
+except ImportError:  # imported by scripts/jax_conformance.py for read_journal, maybe under a Python without pytest
+    def _trylast(fn):
+        return fn
 
 _JOURNAL = os.environ.get("APU_SUITE_JOURNAL")
 _outcomes: dict[str, str] = {}
@@ -72,7 +77,7 @@ def pytest_runtest_logfinish(nodeid, location):
         _write(_outcomes.pop(nodeid, "passed"), nodeid)
 
 
-@pytest.hookimpl(trylast=True)
+@_trylast
 def pytest_configure(config):
     if _JOURNAL:
         config.pluginmanager.register(object(), "apu-suite-journal-active")
