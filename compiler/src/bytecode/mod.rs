@@ -59,6 +59,7 @@ pub fn read<'a>(bytes: &'a [u8], decoders: &[(&str, &'a dyn DialectDecoder)]) ->
         })
         .collect();
     let mut table = Table::new(&payload, strings, dialects.names.clone(), dialect_decoders, attr_locs, type_locs);
+    table.prime();
     let ops = {
         let mut ir = ir_section::IrReader::new(container.version, &dialects.op_names, &properties, &mut table);
         ir.read_top_level(section(id::IR).expect("checked required"))?

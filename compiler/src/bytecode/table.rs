@@ -55,6 +55,21 @@ impl<'a> Table<'a> {
         Table { data, base, strings, dialect_names, decoders, attr_locs, type_locs, attrs, types, depth: 0 }
     }
 
+    /// Decodes every entry once, lowest index first and then highest first, ignoring failures (they are
+    /// reported again, with their context, when a program really uses the entry). Writers emit nested
+    /// attributes (JAX's call-site location chains reach hundreds of levels) so that an entry's referents
+    /// sit next to it; decoding in index order finds them already done, which keeps the recursion shallow
+    /// and lets the depth bound stay small for adversarial inputs.
+    pub fn prime(&mut self) {
+        let at = Reader::new(&[], self.base, "attribute/type section");
+        let (num_types, num_attrs) = (self.types.len(), self.attrs.len());
+        let order: Vec<(usize, bool)> =
+            (0..num_types).map(|i| (i, false)).chain((0..num_attrs).map(|i| (i, true))).collect();
+        for &(i, is_attr) in order.iter().chain(order.iter().rev()) {
+            let _ = if is_attr { self.attr_at(&at, i as u64).map(drop) } else { self.type_at(&at, i as u64).map(drop) };
+        }
+    }
+
     pub fn num_attrs(&self) -> usize {
         self.attrs.len()
     }

@@ -2,6 +2,7 @@
 //! `jax.jit` hands a PJRT plugin as format `"mlir"`), turned into apu's IR.
 
 mod convert;
+mod dot_algorithm;
 pub mod dialect;
 mod module;
 mod op_ctx;

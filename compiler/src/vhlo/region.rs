@@ -2,6 +2,7 @@
 //! expresses as a `case` on the converted predicate).
 
 use super::convert::value_type;
+use super::dot_algorithm;
 use super::module::{inherent_attrs, location, split_version};
 use super::op_ctx::OpCtx;
 use super::ops::map_op;
@@ -54,8 +55,12 @@ fn build_op(op: &RawOp<'_>, values: &mut Vec<Type>, base: u32, table: &mut Table
 fn build_op_inner(op: &RawOp<'_>, values: &mut Vec<Type>, base: u32, table: &mut Table<'_>, out: &mut Vec<Op>) -> Result<()> {
     let id = |v: u32| ValueId(base + v);
     let name = op.name.as_str();
+    if let Some(identity) = single_device_identity(op, values, base)? {
+        out.push(identity);
+        return Ok(());
+    }
     let short = name.strip_prefix("vhlo.").ok_or_else(|| match name {
-        "sdy.sharding_constraint" | "sdy.manual_computation" | "sdy.reshard" | "builtin.unrealized_conversion_cast" => {
+        "sdy.manual_computation" => {
             Error::unimplemented(format!("{name}: sharded programs are not supported; apu runs on one device"))
         }
         _ => Error::unimplemented(format!("{name}: not a VHLO op")),
@@ -70,15 +75,20 @@ fn build_op_inner(op: &RawOp<'_>, values: &mut Vec<Type>, base: u32, table: &mut
         .iter()
         .map(|&v| values.get(id(v).index()).cloned().ok_or_else(|| Error::internal(format!("operand %{v} has no type"))))
         .collect::<Result<Vec<Type>>>()?;
+    let mut rounding = None;
     let kind = if op_base == "if" {
         None
     } else {
         let ctx = OpCtx { base: op_base, version, attrs: &attrs, operand_types: &operand_types };
-        let kind = map_op(&ctx).map_err(|e| match e.kind {
+        let as_named = |e: Error| match e.kind {
             ErrorKind::Unimplemented => Error::unimplemented(format!("{name}: {}", e.message)),
             _ => Error::invalid(format!("{name}: {}", e.message)),
-        })?;
+        };
+        let kind = map_op(&ctx).map_err(as_named)?;
         check_arity(&kind, op)?;
+        if op_base == "dot_general" {
+            rounding = dot_algorithm::operand_rounding(&ctx).map_err(as_named)?;
+        }
         Some(kind)
     };
 
@@ -97,7 +107,20 @@ fn build_op_inner(op: &RawOp<'_>, values: &mut Vec<Type>, base: u32, table: &mut
     }
     let location = location(op);
     let results: Vec<ValueId> = op.results.iter().map(|&v| id(v)).collect();
-    let operands: Vec<ValueId> = op.operands.iter().map(|&v| id(v)).collect();
+    let mut operands: Vec<ValueId> = op.operands.iter().map(|&v| id(v)).collect();
+    for (operand, format) in operands.iter_mut().zip(rounding.into_iter().flatten()) {
+        let Some((exponent_bits, mantissa_bits)) = format else { continue };
+        let rounded = ValueId(u32::try_from(values.len()).map_err(|_| Error::invalid("too many values"))?);
+        values.push(values[operand.index()].clone());
+        out.push(Op {
+            kind: OpKind::ReducePrecision { exponent_bits, mantissa_bits },
+            operands: vec![*operand],
+            results: vec![rounded],
+            regions: Vec::new(),
+            location: location.clone(),
+        });
+        *operand = rounded;
+    }
     let Some(kind) = kind else {
         return lower_if(operands, results, regions, &operand_types, values, location, out);
     };
@@ -108,6 +131,35 @@ fn build_op_inner(op: &RawOp<'_>, values: &mut Vec<Type>, base: u32, table: &mut
     }
     out.push(Op { kind, operands, results, regions, location });
     Ok(())
+}
+
+/// Ops that leave values unchanged on a single device become a same-shape reshape (a view, which the
+/// plan removes). JAX keeps Shardy's `sdy.sharding_constraint` / `sdy.reshard` in portable artifacts
+/// even for one device (e.g. custom element types lower through them), wrapped in
+/// `builtin.unrealized_conversion_cast` ops that move values between VHLO and builtin tensor types;
+/// apu decodes both type families to the same IR type, so those casts are identities too.
+fn single_device_identity(op: &RawOp<'_>, values: &[Type], base: u32) -> Result<Option<Op>> {
+    let name = op.name.as_str();
+    if !matches!(name, "builtin.unrealized_conversion_cast" | "sdy.sharding_constraint" | "sdy.reshard") {
+        return Ok(None);
+    }
+    let ([operand], [result]) = (op.operands.as_slice(), op.results.as_slice()) else {
+        return Err(Error::unimplemented(format!(
+            "{name} with {} operands and {} results (apu reads the one-operand, one-result form)",
+            op.operands.len(),
+            op.results.len()
+        )));
+    };
+    let (operand, result) = (ValueId(base + operand), ValueId(base + result));
+    let type_of = |v: ValueId| values.get(v.index()).ok_or_else(|| Error::internal(format!("value %{} has no type", v.0)));
+    let (from, to) = (type_of(operand)?, type_of(result)?);
+    if from != to {
+        return Err(Error::unimplemented(format!("{name} from {from} to {to}: only same-type casts are read")));
+    }
+    if !op.regions.is_empty() {
+        return Err(Error::unimplemented(format!("{name} with regions")));
+    }
+    Ok(Some(Op { kind: OpKind::Reshape, operands: vec![operand], results: vec![result], regions: Vec::new(), location: location(op) }))
 }
 
 /// `if(pred) {true} else {false}` becomes `case(convert<i32>(pred)) {false} {true}`: a true

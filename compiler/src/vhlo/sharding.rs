@@ -66,22 +66,17 @@ fn is_trivial_mesh(fields: &[Rc<Attr>]) -> bool {
     axes_trivial && ids_trivial
 }
 
-/// An `sdy.sharding` that leaves every dimension unsharded (what single-device JAX programs carry).
+/// Whether an `sdy.sharding` keeps the whole value on one device. Its first field names the mesh: a
+/// symbol of an `sdy.mesh` op, which [`check_sdy_mesh`] refuses unless every axis has size 1 (so any
+/// split over it is no split: JAX's `with_explicit_mesh((1,), ("x",))` shards over such an axis), or
+/// an inline mesh, checked here the same way.
 fn is_trivial_sharding(a: &Attr) -> bool {
     match a {
-        Attr::Dialect { dialect: "sdy", name: "tensor_sharding", fields } => {
-            let dims_open = match fields.get(1).map(|f| &**f) {
-                Some(Attr::Array(dims)) => dims.iter().all(|d| match &**d {
-                    Attr::Dialect { name: "dimension_sharding", fields, .. } => {
-                        matches!(fields.first().map(|f| &**f), Some(Attr::Array(axes)) if axes.is_empty())
-                    }
-                    _ => false,
-                }),
-                _ => false,
-            };
-            let none_replicated = matches!(fields.get(2).map(|f| &**f), Some(Attr::Array(r)) if r.is_empty());
-            dims_open && none_replicated
-        }
+        Attr::Dialect { dialect: "sdy", name: "tensor_sharding", fields } => match fields.first().map(|f| &**f) {
+            Some(Attr::Dialect { dialect: "sdy", name: "mesh", fields }) => is_trivial_mesh(fields),
+            Some(_) => true,
+            None => false,
+        },
         _ => false,
     }
 }
