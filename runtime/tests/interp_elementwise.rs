@@ -145,6 +145,22 @@ fn bitcast_convert_reinterprets_little_endian_bytes() {
 }
 
 #[test]
+fn bitcast_convert_packs_sub_byte_integers_lowest_element_first() {
+    // 0x3f80_0000 (1.0f32) as eight u4 nibbles, least significant first.
+    let x = f32s(&[], &[1.0]);
+    let nibbles = run_op(OpKind::BitcastConvert, &[x], Type::tensor(vec![8], U4)).unwrap();
+    assert_eq!(nibbles.bytes(), [0, 0, 0, 0, 0, 8, 15, 3]);
+    // And back, through signed i4 (storage re-extends 15 to -1 and 8 to -8; the bits are the same).
+    let s4 = Tensor::from_bytes(TensorType::new(vec![8], S4), &[0, 0, 0, 0, 0, 0xf8, 0xff, 3]).unwrap();
+    let back = run_op(OpKind::BitcastConvert, &[s4], Type::tensor(vec![], F32)).unwrap();
+    assert_eq!(to_f32(&back), [1.0]);
+    // Two i4 per i8: [1, -2] -> 0xe1.
+    let pair = Tensor::from_bytes(TensorType::new(vec![1, 2], S4), &[1, 0xfe]).unwrap();
+    let byte = run_op(OpKind::BitcastConvert, &[pair], Type::tensor(vec![1], S8)).unwrap();
+    assert_eq!(byte.bytes(), [0xe1]);
+}
+
+#[test]
 fn reduce_precision_matches_bf16_and_f16_rounding() {
     let vals: Vec<f32> = vec![1.0 + 2f32.powi(-8), 1.0 + 3.0 * 2f32.powi(-8), 3.3, -2.2, 1e30, -1e-30, 65504.0, 70000.0, 1e-5];
     let x = f32s(&[vals.len() as i64], &vals);

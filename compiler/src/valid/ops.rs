@@ -137,7 +137,10 @@ pub(crate) fn check_op(ctx: &Ctx, op: &Op) -> Result<()> {
         OpKind::BitcastConvert => {
             sig.counts(1, 1)?;
             let (a, r) = (sig.tin(0)?, sig.tout(0)?);
-            let (wa, wr) = (a.elem.byte_size() * 8, r.elem.byte_size() * 8);
+            // Sub-byte integers count with their logical width: i32 <-> 8 x i4 (predicates are not
+            // bitcast by JAX; they count as a byte).
+            let width = |e: ElementType| if e == ElementType::Pred { 8 } else { e.bit_width() as usize };
+            let (wa, wr) = (width(a.elem), width(r.elem));
             let ok = if wa == wr {
                 a.shape == r.shape
             } else if wa > wr {

@@ -57,13 +57,40 @@ impl C64 {
         C64::new(self.re.cos() * self.im.cosh(), -(self.re.sin() * self.im.sinh()))
     }
     pub fn tan(self) -> C64 {
-        self.sin() / self.cos()
-    }
-    pub fn tanh(self) -> C64 {
-        // tanh(z) = -i tan(i z)
-        let iz = C64::new(-self.im, self.re);
-        let t = iz.tan();
+        // tan(z) = -i tanh(i z)
+        let t = C64::new(-self.im, self.re).tanh();
         C64::new(t.im, -t.re)
+    }
+    /// Kahan's formulation ("Branch cuts for complex elementary functions", 1987), which stays finite
+    /// where sinh/cosh overflow: with t = tan(y), b = 1 + t², s = sinh(x),
+    /// tanh(x + iy) = (b s sqrt(1 + s²) + i t) / (1 + b s²). Past |x| = 20, tanh(x) is ±1 in f64 and
+    /// the imaginary part is 4 sin y cos y e^(-2|x|), which keeps its sign and underflows to ±0.
+    pub fn tanh(self) -> C64 {
+        let (x, y) = (self.re, self.im);
+        if x.abs() > 20.0 {
+            // C99 Annex G: tanh(±inf + i y) = ±1 ± i0 for any y; a finite x with an infinite or
+            // NaN y has no limit (NaN + i NaN).
+            return match (y.is_finite(), x.is_infinite()) {
+                (true, _) => C64::new(1.0f64.copysign(x), 4.0 * y.sin() * y.cos() * (-2.0 * x.abs()).exp()),
+                (false, true) => C64::new(1.0f64.copysign(x), 0.0f64.copysign(y)),
+                (false, false) => C64::new(f64::NAN, f64::NAN),
+            };
+        }
+        let t = y.tan();
+        let b = 1.0 + t * t;
+        let s = x.sinh();
+        let rho = (1.0 + s * s).sqrt();
+        let d = 1.0 + b * s * s;
+        C64::new(b * rho * s / d, t / d)
+    }
+    /// e^z - 1 without the cancellation of `exp(z) - 1` near zero: the real part is
+    /// expm1(x) cos y - 2 sin²(y/2), both terms accurate for small x and y.
+    pub fn exp_m1(self) -> C64 {
+        let (x, y) = (self.re, self.im);
+        let half = (y / 2.0).sin();
+        // A real argument keeps an exact zero imaginary part (e^x sin 0 would be inf * 0 for large x).
+        let im = if y == 0.0 { y } else { x.exp() * y.sin() };
+        C64::new(x.exp_m1() * y.cos() - 2.0 * half * half, im)
     }
     pub fn powc(self, e: C64) -> C64 {
         if self.re == 0.0 && self.im == 0.0 {

@@ -2,7 +2,7 @@
 
 use super::array::{is_stored, Array, Scalar};
 use super::value::Dense;
-use apu_compiler::ir::TensorType;
+use apu_compiler::ir::{ElementType, TensorType};
 use apu_compiler::{Error, Result};
 
 /// Element-by-element conversion with the rules of [`Array::from_scalars`]: float → int truncates,
@@ -18,11 +18,47 @@ pub fn bitcast_convert(x: &Dense, result: &TensorType) -> Result<Dense> {
     if !is_stored(result.elem) {
         return Err(Error::unimplemented(format!("bitcast_convert for {}", result.elem)));
     }
-    let bytes = x.data.to_bytes_as(x.elem());
-    if bytes.len() != result.byte_size() {
-        return Err(Error::invalid(format!("bitcast_convert: {} and {result} differ in byte size", x.ty)));
+    let wanted = result.num_elements() * stored_width(result.elem) as usize;
+    if x.ty.num_elements() * stored_width(x.elem()) as usize != wanted {
+        return Err(Error::invalid(format!("bitcast_convert: {} and {result} differ in bit size", x.ty)));
     }
-    Dense::new(result.clone(), Array::from_bytes(result.elem, &bytes)?)
+    let bits = pack(&x.data.to_bytes_as(x.elem()), x.elem());
+    Dense::new(result.clone(), Array::from_bytes(result.elem, &unpack(&bits, result.elem, result.num_elements()))?)
+}
+
+/// Bits per element as the values are laid out for bitcasts: sub-byte integers (stored one per
+/// byte) are packed densely, lowest element in the lowest bits, which is how XLA and numpy's
+/// reference (`lax_reference.bitcast_convert_type`) see them; predicates stay one byte.
+fn stored_width(elem: ElementType) -> u32 {
+    match elem {
+        ElementType::Pred => 8,
+        e => e.bit_width(),
+    }
+}
+
+/// apu's storage bytes of `elem` values as a dense little-endian bit stream.
+fn pack(stored: &[u8], elem: ElementType) -> Vec<u8> {
+    let w = stored_width(elem) as usize;
+    if w % 8 == 0 {
+        return stored.to_vec();
+    }
+    let mask = (1u8 << w) - 1;
+    let mut out = vec![0u8; (stored.len() * w).div_ceil(8)];
+    for (k, &v) in stored.iter().enumerate() {
+        out[k * w / 8] |= (v & mask) << (k * w % 8);
+    }
+    out
+}
+
+/// The inverse of [`pack`]: `n` values of `elem` in apu's storage format (one byte per sub-byte
+/// value; `Array::from_bytes` re-extends signed ones from their width).
+fn unpack(bits: &[u8], elem: ElementType, n: usize) -> Vec<u8> {
+    let w = stored_width(elem) as usize;
+    if w % 8 == 0 {
+        return bits.to_vec();
+    }
+    let mask = (1u8 << w) - 1;
+    (0..n).map(|k| (bits[k * w / 8] >> (k * w % 8)) & mask).collect()
 }
 
 /// Rounds an f64 to `mantissa_bits` (ties to even) and then flushes or overflows values whose

@@ -122,7 +122,7 @@ pub fn unary_fn(op: UnaryOp, elem: ElementType) -> Result<UnaryFn> {
             U::Imag => |z| Scalar::Float(z.im),
             U::Negate => |z| cs(-z),
             U::Exponential => |z| cs(z.exp()),
-            U::ExponentialMinusOne => |z| cs(z.exp() - C64::new(1.0, 0.0)),
+            U::ExponentialMinusOne => |z| cs(z.exp_m1()),
             U::Log => |z| cs(z.log()),
             U::LogPlusOne => |z| cs((z + C64::new(1.0, 0.0)).log()),
             U::Sqrt => |z| cs(z.sqrt()),

@@ -14,8 +14,10 @@ pub enum Wide {
 }
 
 /// Whether contractions can produce `elem`.
+/// Every stored type contracts. Predicates use the boolean semiring (AND products, OR sums), as XLA
+/// does: the products are counted as integers and a nonzero count stores as true.
 pub fn contraction_supported(elem: ElementType) -> bool {
-    super::array::is_stored(elem) && !elem.is_pred()
+    super::array::is_stored(elem)
 }
 
 pub fn widen(a: &Array, result: ElementType) -> Result<Wide> {
@@ -27,7 +29,7 @@ pub fn widen(a: &Array, result: ElementType) -> Result<Wide> {
         }).collect())
     } else if result.is_float() {
         Wide::F((0..n).map(|k| to_f64(a.get(k))).collect())
-    } else if result.is_int() {
+    } else if result.is_int() || result.is_pred() {
         Wide::I((0..n).map(|k| match a.get(k) {
             Scalar::Int(v) => v,
             Scalar::Bool(b) => b as i128,
