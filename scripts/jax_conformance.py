@@ -36,6 +36,7 @@ import fnmatch
 import glob
 import os
 import pathlib
+import re
 import signal
 import subprocess
 import sys
@@ -197,6 +198,35 @@ def run_file(python, checkout, file, platform, out_dir, timeout, keyword, cases)
     return run
 
 
+def collect_run(out_dir: pathlib.Path, file: str, platform: str) -> Run | None:
+    """Rebuilds a finished run from its journal and logs (for --from-runs), or None if it never ran there.
+    Minutes come from pytest's closing line of each log; a test still marked `start` means the run was cut off."""
+    journal = out_dir / platform / f"{file}.journal"
+    if not journal.exists():
+        return None
+    run = Run(file, platform)
+    for test_id, state in read_journal(journal).items():
+        if state == "passed":
+            run.passed_ids.append(test_id)
+        elif state == "skipped":
+            run.skipped += 1
+        elif state in ("failed", "crashed"):
+            run.failed.append(test_id)
+            if state == "crashed":
+                run.crashed_ids.append(test_id)
+        elif state == "start":
+            run.status, run.note = "timed out", f"in {test_id}"
+    run.crashes = journal.read_text().count("crashed\t")
+    for log_file in sorted((out_dir / platform).glob(f"{file}*.log")):
+        found = re.findall(r" in ([0-9.]+)s(?: \([0-9:]+\))? =+\s*$", log_file.read_text(errors="replace"), re.M)
+        run.seconds += float(found[-1]) if found else 0.0
+    if run.status == "ok" and run.failed:
+        run.status = "tests failed"
+    if run.crashes and run.status in ("ok", "tests failed"):
+        run.note = f"{run.crashes} crash(es), resumed"
+    return run
+
+
 def run_pytest(cmd, env, cwd, log_path, timeout) -> tuple[int, bool]:
     """(exit code, timed out). On timeout pytest gets SIGINT, so that it still writes its junitxml."""
     with open(log_path, "w") as log_file:
@@ -237,6 +267,45 @@ def is_known(test_id: str, known: dict[str, str]) -> bool:
     return test_id in known or any("*" in k and fnmatch.fnmatchcase(test_id, k) for k in known)
 
 
+def compare_with_cpu(runs) -> list[str]:
+    """Per file run on both platforms: how many of the tests CPU passes apu passes too."""
+    by_key = {(r.file, r.platform): r for r in runs}
+    rows = []
+    for r in runs:
+        cpu = by_key.get((r.file, "cpu"))
+        if r.platform != "apu" or cpu is None or not cpu.passed_ids:
+            continue
+        cpu_passed, apu_passed = set(cpu.passed_ids), set(r.passed_ids)
+        both = len(cpu_passed & apu_passed)
+        rows.append(f"| {r.file} | {len(cpu_passed)} | {both} | {100.0 * both / len(cpu_passed):.1f} % | "
+                    f"{len(apu_passed - cpu_passed)} |")
+    if not rows:
+        return []
+    return ["", "## apu against CPU", "",
+            "Of the tests that pass on CPU, how many pass on apu (skips differ between platforms: JAX's tests skip "
+            "some cases on `cpu` only, and apu runs them).", "",
+            "| file | passed on CPU | of those, passed on apu | share | passed on apu, not run or failed on CPU |",
+            "|---|---:|---:|---:|---:|", *rows]
+
+
+def known_failures_seen(runs, known: dict[str, str]) -> list[str]:
+    """The apu failures this run matched in the manifest, grouped by reason."""
+    by_reason: dict[str, list[str]] = {}
+    for r in runs:
+        if r.platform != "apu":
+            continue
+        for t in r.failed:
+            pattern = next((k for k in known if k == t or ("*" in k and fnmatch.fnmatchcase(t, k))), None)
+            if pattern is not None:
+                by_reason.setdefault(known[pattern], []).append(t)
+    if not by_reason:
+        return []
+    lines = ["", "## Known failures on apu in this run", "", "| tests | reason |", "|---:|---|"]
+    for reason, tests in sorted(by_reason.items(), key=lambda kv: -len(kv[1])):
+        lines.append(f"| {len(tests)} | {reason} |")
+    return lines
+
+
 def write_report(path, runs, checkout, commit, args, unexpected, stale, apu_ran, crashed) -> None:
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     lines = [
@@ -255,7 +324,9 @@ def write_report(path, runs, checkout, commit, args, unexpected, stale, apu_ran,
         status = r.status + (f" ({r.note})" if r.note else "")
         lines.append(f"| {r.file} | {r.platform} | {r.passed} | {len(r.failed)} | {r.skipped} | "
                      f"{r.seconds / 60:.1f} | {status} |")
+    lines += compare_with_cpu(runs)
     if apu_ran:
+        lines += known_failures_seen(runs, read_known_failures(args.known_failures))
         lines += ["", f"Failures on apu not listed in `{args.known_failures.name}`: {len(unexpected)}"]
         lines += [f"- `{t}`" + (" (crashed the process)" if t in crashed else "") for t in unexpected[:200]]
         if len(unexpected) > 200:
@@ -283,6 +354,9 @@ def main() -> int:
     ap.add_argument("--known-failures", type=pathlib.Path, default=KNOWN_FAILURES)
     ap.add_argument("--report", type=pathlib.Path, default=DOC, help="where the summary table goes")
     ap.add_argument("--no-report", action="store_true", help="do not write the summary file")
+    ap.add_argument("--from-runs", type=pathlib.Path, nargs="+", metavar="DIR",
+                    help="run nothing: rebuild the summary from the journals and logs of earlier runs' --out "
+                         "directories (a later directory wins for the same file and platform)")
     args = ap.parse_args()
 
     checkout = args.checkout.resolve()
@@ -291,13 +365,18 @@ def main() -> int:
         raise SystemExit(f"error: not in {checkout}/tests: {', '.join(missing)}")
     platforms = [p.strip() for p in args.platforms.split(",") if p.strip()]
     known = read_known_failures(args.known_failures)
-    python = pathlib.Path(args.python) if args.python else ensure_suite_venv()
-    if "apu" in platforms:
-        install_apu_wheel(python, args.wheel)
     commit = checkout_commit(checkout)
-
     runs: list[Run] = []
     jobs = [(p, f) for p in platforms for f in args.files]
+    if args.from_runs:
+        for platform, file in jobs:
+            found = [r for d in args.from_runs if (r := collect_run(d, file, platform))]
+            runs.append(found[-1] if found else Run(file, platform, status="not run", note="no journal"))
+        jobs = []
+    else:
+        python = pathlib.Path(args.python) if args.python else ensure_suite_venv()
+        if "apu" in platforms:
+            install_apu_wheel(python, args.wheel)
     deadline = time.monotonic() + args.max_minutes * 60
     for index, (platform, file) in enumerate(jobs):
         remaining = deadline - time.monotonic()

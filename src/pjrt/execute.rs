@@ -59,7 +59,7 @@ impl DeviceRun {
     }
 
     fn run(self) {
-        let result = self
+        let inputs = self
             .inputs
             .iter()
             .zip(&self.captured)
@@ -68,8 +68,11 @@ impl DeviceRun {
                     .clone()
                     .map_or_else(|| b.contents_for_consumer(), Ok)
             })
-            .collect::<apu_compiler::Result<Vec<Tensor>>>()
-            .and_then(|tensors| self.program.run(&tensors));
+            .collect::<apu_compiler::Result<Vec<Tensor>>>();
+        let result = inputs.and_then(|tensors| {
+            let results = self.program.run(&tensors)?;
+            Ok(unshare_passed_through(results, &tensors, &self.donated))
+        });
         let results = match result {
             Ok(r) if r.len() == self.outputs.len() => r,
             Ok(r) => {
@@ -89,6 +92,28 @@ impl DeviceRun {
         }
         let _ = self.done.0.set(Ok(()));
     }
+}
+
+/// A program that returns a parameter unchanged would hand back the argument's own memory. Like
+/// XLA, give such a result its own copy unless the argument was donated: callers (JAX's
+/// `unsafe_buffer_pointer`, DLPack exports) may rely on a non-donated input and an output never
+/// sharing storage.
+fn unshare_passed_through(results: Vec<Tensor>, inputs: &[Tensor], donated: &[usize]) -> Vec<Tensor> {
+    let kept: Vec<*const u8> = inputs
+        .iter()
+        .enumerate()
+        .filter(|(i, t)| !donated.contains(i) && !t.bytes().is_empty())
+        .map(|(_, t)| t.bytes().as_ptr())
+        .collect();
+    results
+        .into_iter()
+        .map(|t| {
+            if t.bytes().is_empty() || !kept.contains(&t.bytes().as_ptr()) {
+                return t;
+            }
+            Tensor::from_bytes(t.ty.clone(), t.bytes()).unwrap_or(t)
+        })
+        .collect()
 }
 
 args_min_size! {
