@@ -1,10 +1,11 @@
 //! `dot_general_v2`'s algorithm attributes (lhs/rhs precision type, accumulation type, component
 //! counts). apu multiplies in the operands' own type and accumulates at least as wide as any
 //! requested accumulation type, so an algorithm changes results only when it asks for inputs narrower
-//! than the operands with a single component (e.g. TF32_TF32_F32 or BF16_BF16_F32 on f32 operands):
+//! than the operands in a single product (e.g. TF32_TF32_F32 or BF16_BF16_F32 on f32 operands):
 //! those operands are rounded first, with `reduce_precision`, which is exactly what a narrower
-//! multiplier would see. Multi-component algorithms (BF16_BF16_F32_X3/X6/X9, TF32_TF32_F32_X3) exist
-//! to emulate the operand precision, which apu has natively, so they need no rounding.
+//! multiplier would see. Algorithms with several products per term or several components per
+//! operand (JAX's BF16_BF16_F32_X3/X6/X9 and TF32_TF32_F32_X3 set num_primitive_operations to 3, 6
+//! or 9) exist to emulate the operand precision, which apu has natively, so they need no rounding.
 
 use super::op_ctx::OpCtx;
 use crate::bytecode::model::{Attr, FloatKind, Ty};
@@ -20,6 +21,7 @@ pub fn operand_rounding(c: &OpCtx<'_>) -> Result<Option<[Option<Format>; 2]>> {
     if c.version < 2 || ["lhs_precision_type", "rhs_precision_type", "accumulation_type"].iter().all(|a| c.is_none(a)) {
         return Ok(None);
     }
+    let products = if c.is_none("num_primitive_operations") { 1 } else { c.int("num_primitive_operations")? };
     let mut out = [None, None];
     for (i, side) in ["lhs", "rhs"].into_iter().enumerate() {
         let precision = float_attr(c, &format!("{side}_precision_type"))?;
@@ -34,7 +36,7 @@ pub fn operand_rounding(c: &OpCtx<'_>) -> Result<Option<[Option<Format>; 2]>> {
         let (Some(want), Some(have)) = (float_format(precision), element_format(operand)) else {
             continue; // integer or exotic float operands: nothing narrower to emulate
         };
-        if components == 1 && want.0 <= have.0 && want.1 <= have.1 && want != have {
+        if components == 1 && products == 1 && want.0 <= have.0 && want.1 <= have.1 && want != have {
             out[i] = Some(want);
         }
     }
