@@ -75,7 +75,6 @@ fn build_op_inner(op: &RawOp<'_>, values: &mut Vec<Type>, base: u32, table: &mut
         .iter()
         .map(|&v| values.get(id(v).index()).cloned().ok_or_else(|| Error::internal(format!("operand %{v} has no type"))))
         .collect::<Result<Vec<Type>>>()?;
-    let mut rounding = None;
     let kind = if op_base == "if" {
         None
     } else {
@@ -87,7 +86,7 @@ fn build_op_inner(op: &RawOp<'_>, values: &mut Vec<Type>, base: u32, table: &mut
         let kind = map_op(&ctx).map_err(as_named)?;
         check_arity(&kind, op)?;
         if op_base == "dot_general" {
-            rounding = dot_algorithm::operand_rounding(&ctx).map_err(as_named)?;
+            dot_algorithm::check(&ctx).map_err(as_named)?;
         }
         Some(kind)
     };
@@ -107,20 +106,7 @@ fn build_op_inner(op: &RawOp<'_>, values: &mut Vec<Type>, base: u32, table: &mut
     }
     let location = location(op);
     let results: Vec<ValueId> = op.results.iter().map(|&v| id(v)).collect();
-    let mut operands: Vec<ValueId> = op.operands.iter().map(|&v| id(v)).collect();
-    for (operand, format) in operands.iter_mut().zip(rounding.into_iter().flatten()) {
-        let Some((exponent_bits, mantissa_bits)) = format else { continue };
-        let rounded = ValueId(u32::try_from(values.len()).map_err(|_| Error::invalid("too many values"))?);
-        values.push(values[operand.index()].clone());
-        out.push(Op {
-            kind: OpKind::ReducePrecision { exponent_bits, mantissa_bits },
-            operands: vec![*operand],
-            results: vec![rounded],
-            regions: Vec::new(),
-            location: location.clone(),
-        });
-        *operand = rounded;
-    }
+    let operands: Vec<ValueId> = op.operands.iter().map(|&v| id(v)).collect();
     let Some(kind) = kind else {
         return lower_if(operands, results, regions, &operand_types, values, location, out);
     };
