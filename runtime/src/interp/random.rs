@@ -275,9 +275,9 @@ mod tests {
         let ty = TensorType::new(vec![2], ElementType::S32);
         let (a, b) = (scalar(ElementType::S32, Scalar::Int(0)), scalar(ElementType::S32, Scalar::Int(1)));
         let e = rng(RngDistribution::Normal, &a, &b, &ty, &RunRng::new(0)).unwrap_err();
-        assert!(e.to_string().contains("rng Normal producing s32"), "{e}");
+        assert!(e.to_string().contains("rng Normal producing i32"), "{e}");
         let f = scalar(ElementType::F32, Scalar::Float(0.0));
         let e = rng(RngDistribution::Uniform, &f, &b, &ty, &RunRng::new(0)).unwrap_err();
-        assert!(e.to_string().contains("operand a must be a s32 scalar"), "{e}");
+        assert!(e.to_string().contains("operand a must be a i32 scalar"), "{e}");
     }
 }
