@@ -130,7 +130,7 @@ pub fn rng(distribution: RngDistribution, a: &Dense, b: &Dense, out_ty: &TensorT
                         return Scalar::Float(lo);
                     }
                     let u = unit(words(key, call, (i / 2) as u64)[i % 2]);
-                    let Scalar::Float(v) = round_scalar(elem, Scalar::Float(lo + (hi - lo) * u)) else { unreachable!("a float rounds to a float") };
+                    let v = to_f64(round_scalar(elem, Scalar::Float(lo + (hi - lo) * u)));
                     Scalar::Float(if v >= hi { below(elem, hi).max(lo) } else { v.max(lo) })
                 })
                 .collect()
