@@ -193,6 +193,10 @@ pub(crate) unsafe extern "C" fn client_buffer_from_host_buffer(
         // Every host-buffer semantics is honoured by copying now: the host memory is not needed
         // after this call, so `done_with_host_buffer` is complete already.
         let bytes = unsafe { copy_from_host(a.data, &ty, &strides)? };
+        tracing::debug!(
+            "PJRT_Client_BufferFromHostBuffer: {ty}, byte strides {strides:?}, first bytes {:02x?}",
+            &bytes[..bytes.len().min(16)]
+        );
         let tensor = Tensor::from_bytes(ty, &bytes)?;
         let buf = DeviceBuffer::ready(tensor, device);
         a.done_with_host_buffer = EventHandle::into_raw(Event::ready());
@@ -444,6 +448,11 @@ pub(crate) unsafe extern "C" fn buffer_to_host_buffer(
             ));
         }
         let needed = extent.map_or(0, |(_, high)| high as usize);
+        tracing::debug!(
+            "PJRT_Buffer_ToHostBuffer: {ty}, host layout {}, byte strides {strides:?}, {needed} of {} bytes",
+            if a.host_layout.is_null() { "none" } else { "given" },
+            a.dst_size
+        );
         if a.dst.is_null() {
             // Size query: no copy and no event.
             a.dst_size = needed;
@@ -472,6 +481,10 @@ pub(crate) unsafe extern "C" fn buffer_to_host_buffer(
                 let out = unsafe { dst.bytes() };
                 scatter_strided(tensor.bytes(), out, 0, &tensor.ty.shape, &strides, elem)
             });
+            if let Err(e) = &result {
+                // The caller may only watch the event; say it here too, so a failed copy is never silent.
+                tracing::warn!("PJRT_Buffer_ToHostBuffer of {} failed: {e}", source.ty());
+            }
             let _ = event.set(result);
         });
         a.event = EventHandle::into_raw(done);

@@ -141,10 +141,24 @@ pub(crate) unsafe extern "C" fn client_compile(
             source.format,
             source.code.len()
         );
+        dump_program(&source.format, &source.code);
         let exe = Executable::compile(source)?;
         a.executable = LoadedExecutable::load(exe, c.state.clone())?.into_raw();
         Ok(())
     })
+}
+
+/// With `APU_DUMP_DIR` set, writes every program handed to `PJRT_Client_Compile` to
+/// `<dir>/<pid>-<n>.<format>` (e.g. the HloModuleProto TensorFlow sends), for debugging.
+fn dump_program(format: &str, code: &[u8]) {
+    static COUNT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let Some(dir) = std::env::var_os("APU_DUMP_DIR") else { return };
+    let n = COUNT.fetch_add(1, Ordering::Relaxed);
+    let ext: String = format.chars().filter(|c| c.is_ascii_alphanumeric()).collect();
+    let path = std::path::Path::new(&dir).join(format!("{}-{n}.{ext}", std::process::id()));
+    if let Err(e) = std::fs::create_dir_all(&dir).and_then(|_| std::fs::write(&path, code)) {
+        tracing::warn!("APU_DUMP_DIR: cannot write {}: {e}", path.display());
+    }
 }
 
 /// Ahead-of-time compile against a topology: the same checks as `PJRT_Client_Compile`, without

@@ -104,6 +104,31 @@ pub(crate) fn check(ctx: &Ctx, op: &Op, sig: &Sig) -> Result<()> {
             }
             Ok(())
         }
+        OpKind::Rng { distribution } => {
+            // HLO's rng has the bounds only; StableHLO's adds the result shape as a 1-D operand.
+            if !matches!(sig.ins.len(), 2 | 3) || sig.outs.len() != 1 {
+                return Err(err(format!("rng takes (a, b) or (a, b, shape) and returns one tensor: {}", sig.describe())));
+            }
+            let out = sig.tout(0)?;
+            let (a, b) = (sig.tin(0)?, sig.tin(1)?);
+            if a.rank() != 0 || b.rank() != 0 || a.elem != out.elem || b.elem != out.elem {
+                return Err(err(format!("rng bounds must be scalars of the result's element type: {}", sig.describe())));
+            }
+            if sig.ins.len() == 3 {
+                let shape = sig.tin(2)?;
+                if !shape.elem.is_int() || shape.shape != [out.rank() as i64] {
+                    return Err(err(format!("rng shape operand must be a 1-D integer tensor of the result's rank: {}", sig.describe())));
+                }
+            }
+            let ok = match distribution {
+                RngDistribution::Uniform => out.elem == ElementType::Pred || out.elem.is_int() || out.elem.is_float(),
+                RngDistribution::Normal => out.elem.is_float(),
+            };
+            if !ok {
+                return Err(err(format!("rng {distribution:?} cannot produce {out}")));
+            }
+            Ok(())
+        }
         OpKind::SelectAndScatter { .. } => {
             sig.counts(3, 1)?;
             let (x, src, init) = (sig.tin(0)?, sig.tin(1)?, sig.tin(2)?);

@@ -19,6 +19,8 @@ use apu_compiler::plan::{lower, Block, Capabilities, KScalar, Operand, Plan, Ste
 use apu_compiler::valid::ValidModule;
 use apu_compiler::{Error, Result};
 use fused::{Compiled, CHUNK};
+use interp::random::RunRng;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use workers::Workers;
 
@@ -86,7 +88,14 @@ impl Options {
 /// A compiled program, shareable between threads; each [`Program::run`] has its own slots.
 pub struct Program {
     kind: Kind,
+    /// This program's serial number in the process, and how many runs it has started: together
+    /// they give each run its `rng` seed (see [`interp::random`]).
+    serial: u64,
+    runs: AtomicU64,
 }
+
+/// Serial numbers of compiled programs.
+static NEXT_PROGRAM: AtomicU64 = AtomicU64::new(0);
 
 enum Kind {
     Interp(ValidModule),
@@ -124,7 +133,7 @@ impl Program {
     pub fn compile_with(module: &ValidModule, options: &Options) -> Result<Program> {
         interp::check_supported(module)?;
         if options.interpret {
-            return Ok(Program { kind: Kind::Interp(module.clone()) });
+            return Ok(Program::new(Kind::Interp(module.clone())));
         }
         // The interpreter accepted the program (check_supported above), so a plan that cannot be
         // built is not the user's problem: run that program on the interpreter instead.
@@ -138,10 +147,10 @@ impl Program {
         });
         let (plan, prepared) = match planned {
             Ok(Some(p)) => p,
-            Ok(None) => return Ok(Program { kind: Kind::Interp(module.clone()) }),
+            Ok(None) => return Ok(Program::new(Kind::Interp(module.clone()))),
             Err(e) => {
                 tracing::warn!("no plan for @{}, running it on the interpreter: {e}", module.entry_function().name);
-                return Ok(Program { kind: Kind::Interp(module.clone()) });
+                return Ok(Program::new(Kind::Interp(module.clone())));
             }
         };
         let mut constants = Vec::new();
@@ -149,9 +158,14 @@ impl Program {
             constants.push((*slot, Arc::new(AlignedBytes::from_slice(&lit.to_dense_bytes()))));
         }
         let workers = Workers::new(options.threads, options.min_parallel_work)?;
-        Ok(Program {
-            kind: Kind::Plan(Box::new(Executable { plan, prepared, constants, workers, spare: Mutex::new(Vec::new()), handed_out: Mutex::new(Vec::new()) })),
-        })
+        Ok(Program::new(Kind::Plan(Box::new(Executable {
+            plan,
+            prepared,
+            constants,
+            workers,
+            spare: Mutex::new(Vec::new()),
+            handed_out: Mutex::new(Vec::new()),
+        }))))
     }
 
     /// The plan, unless the program runs on the interpreter.
@@ -162,10 +176,22 @@ impl Program {
         }
     }
 
+    fn new(kind: Kind) -> Program {
+        Program { kind, serial: NEXT_PROGRAM.fetch_add(1, Ordering::Relaxed), runs: AtomicU64::new(0) }
+    }
+
+    /// Runs the program; `rng` ops draw from a seed new to this run.
     pub fn run(&self, args: &[Tensor]) -> Result<Vec<Tensor>> {
+        let run = self.runs.fetch_add(1, Ordering::Relaxed);
+        self.run_seeded(args, RunRng::run_seed(self.serial, run))
+    }
+
+    /// Runs the program with `rng` ops drawing from run seed `seed` (the interpreter and the plan
+    /// give the same numbers for the same seed).
+    pub fn run_seeded(&self, args: &[Tensor], seed: u64) -> Result<Vec<Tensor>> {
         match &self.kind {
-            Kind::Interp(m) => interp::run(m, args),
-            Kind::Plan(e) => e.run(args),
+            Kind::Interp(m) => interp::run_seeded(m, args, seed),
+            Kind::Plan(e) => e.run(args, &RunRng::new(seed)),
         }
     }
 }
@@ -196,7 +222,7 @@ fn take_buffer(pool: &mut Vec<AlignedBytes>, len: usize) -> AlignedBytes {
 }
 
 impl Executable {
-    fn run(&self, args: &[Tensor]) -> Result<Vec<Tensor>> {
+    fn run(&self, args: &[Tensor], rng: &RunRng) -> Result<Vec<Tensor>> {
         let plan = &self.plan;
         let entry = plan.module.entry_function();
         if args.len() != plan.params.len() {
@@ -221,7 +247,7 @@ impl Executable {
                 }
             }
         }
-        self.run_steps(&plan.steps, &mut slots, &mut pool)?;
+        self.run_steps(&plan.steps, &mut slots, &mut pool, rng)?;
         let mut out = Vec::with_capacity(plan.results.len());
         for &r in &plan.results {
             let data = slots[r].clone().ok_or_else(|| Error::internal(format!("result slot {r} was never written")))?;
@@ -244,9 +270,9 @@ impl Executable {
         Ok(out)
     }
 
-    fn run_steps(&self, steps: &[Step], slots: &mut Slots, pool: &mut Vec<AlignedBytes>) -> Result<()> {
+    fn run_steps(&self, steps: &[Step], slots: &mut Slots, pool: &mut Vec<AlignedBytes>, rng: &RunRng) -> Result<()> {
         for step in steps {
-            self.run_step(&step.kind, &self.prepared[step.id], slots, pool).map_err(|e| e.context(format!("plan step {}", step.id)))?;
+            self.run_step(&step.kind, &self.prepared[step.id], slots, pool, rng).map_err(|e| e.context(format!("plan step {}", step.id)))?;
             for &s in &step.free_after {
                 if let Some(buf) = slots[s].take() {
                     if let Ok(b) = Arc::try_unwrap(buf) {
@@ -265,11 +291,11 @@ impl Executable {
     /// Runs a block with its params bound to `args` (moved in, so the block may update them in
     /// place) and returns its results; the block's param and result slots are cleared afterwards
     /// so that the next iteration owns its buffers alone.
-    fn run_block(&self, block: &Block, args: Vec<Arc<AlignedBytes>>, slots: &mut Slots, pool: &mut Vec<AlignedBytes>) -> Result<Vec<Arc<AlignedBytes>>> {
+    fn run_block(&self, block: &Block, args: Vec<Arc<AlignedBytes>>, slots: &mut Slots, pool: &mut Vec<AlignedBytes>, rng: &RunRng) -> Result<Vec<Arc<AlignedBytes>>> {
         for (&p, a) in block.params.iter().zip(args) {
             slots[p] = Some(a);
         }
-        self.run_steps(&block.steps, slots, pool)?;
+        self.run_steps(&block.steps, slots, pool, rng)?;
         let out = block.results.iter().map(|&r| Self::slot_arc(slots, r)).collect::<Result<Vec<_>>>()?;
         for &s in &block.clear_after {
             slots[s] = None;
@@ -277,17 +303,17 @@ impl Executable {
         Ok(out)
     }
 
-    fn run_control(&self, kind: &StepKind, slots: &mut Slots, pool: &mut Vec<AlignedBytes>) -> Result<()> {
+    fn run_control(&self, kind: &StepKind, slots: &mut Slots, pool: &mut Vec<AlignedBytes>, rng: &RunRng) -> Result<()> {
         match kind {
             StepKind::While { inputs, cond, body, outputs, .. } => {
                 let mut state = inputs.iter().map(|&s| Self::slot_arc(slots, s)).collect::<Result<Vec<_>>>()?;
                 loop {
-                    let c = self.run_block(cond, state.clone(), slots, pool)?;
+                    let c = self.run_block(cond, state.clone(), slots, pool, rng)?;
                     let go = c.first().and_then(|b| b.as_slice().first().copied()).ok_or_else(|| Error::invalid("while: the condition returned no value"))?;
                     if go == 0 {
                         break;
                     }
-                    state = self.run_block(body, state, slots, pool)?;
+                    state = self.run_block(body, state, slots, pool, rng)?;
                 }
                 for (&o, v) in outputs.iter().zip(state) {
                     slots[o] = Some(v);
@@ -307,7 +333,7 @@ impl Executable {
                 let n = branches.len();
                 // An out-of-range index runs the last branch (spec).
                 let branch = if i < 0 || i >= n as i64 { n - 1 } else { i as usize };
-                let out = self.run_block(&branches[branch], Vec::new(), slots, pool)?;
+                let out = self.run_block(&branches[branch], Vec::new(), slots, pool, rng)?;
                 for (&o, v) in outputs.iter().zip(out) {
                     slots[o] = Some(v);
                 }
@@ -325,7 +351,7 @@ impl Executable {
             .ok_or_else(|| Error::internal(format!("slot {s} is read before it is written")))
     }
 
-    fn run_step(&self, kind: &StepKind, prepared: &Prepared, slots: &mut [Option<Arc<AlignedBytes>>], pool: &mut Vec<AlignedBytes>) -> Result<()> {
+    fn run_step(&self, kind: &StepKind, prepared: &Prepared, slots: &mut [Option<Arc<AlignedBytes>>], pool: &mut Vec<AlignedBytes>, rng: &RunRng) -> Result<()> {
         let plan = &self.plan;
         match (kind, prepared) {
             (StepKind::Elementwise(k), Prepared::Expr(ex)) => {
@@ -442,7 +468,7 @@ impl Executable {
                 };
                 let operands = inputs.iter().map(|&s| tensor(s)).collect::<Result<Vec<_>>>()?;
                 let captured = captured.iter().map(|&(v, s)| Ok((v, tensor(s)?))).collect::<Result<Vec<_>>>()?;
-                let results = interp::eval_one_op(&plan.module, plan.module.entry_function(), op, &operands, &captured)?;
+                let results = interp::eval_one_op(&plan.module, plan.module.entry_function(), op, &operands, &captured, rng)?;
                 if results.len() != outputs.len() {
                     return Err(Error::internal(format!("{} returned {} results, expected {}", op.kind.name(), results.len(), outputs.len())));
                 }
@@ -453,7 +479,7 @@ impl Executable {
                     slots[s] = Some(t.data);
                 }
             }
-            (StepKind::While { .. } | StepKind::Case { .. }, _) => self.run_control(kind, slots, pool)?,
+            (StepKind::While { .. } | StepKind::Case { .. }, _) => self.run_control(kind, slots, pool, rng)?,
             _ => return Err(Error::internal("plan step without its prepared kernel")),
         }
         Ok(())

@@ -3,6 +3,7 @@
 use super::array::{round_scalar, Scalar};
 use super::reduce::{self, ScalarBody, Window};
 use super::value::{Dense, Value};
+use super::random::RunRng;
 use super::{convert, dot, elementwise as ew, shape_ops as sh};
 use apu_compiler::ir::{ElementType, Function, Module, Op, OpKind, Region, TensorType, Type, ValueId};
 use apu_compiler::{Error, Result};
@@ -13,6 +14,13 @@ pub const MAX_DEPTH: usize = 200;
 
 pub struct Interpreter<'m> {
     pub module: &'m Module,
+    rng: RngSource<'m>,
+}
+
+/// Where `rng` ops take their run seed and call indices from (see [`super::random`]).
+enum RngSource<'m> {
+    Owned(RunRng),
+    Shared(&'m RunRng),
 }
 
 /// The values of one function activation. Regions share it: they may read any earlier value.
@@ -68,8 +76,21 @@ fn single_binary_op(frame: &Frame, region: &Region) -> Option<(apu_compiler::ir:
 }
 
 impl<'m> Interpreter<'m> {
+    /// An interpreter whose `rng` ops use run seed 0.
     pub fn new(module: &'m Module) -> Self {
-        Interpreter { module }
+        Interpreter { module, rng: RngSource::Owned(RunRng::new(0)) }
+    }
+
+    /// An interpreter whose `rng` ops draw from `rng` (shared with the caller, e.g. a plan's run).
+    pub fn with_rng(module: &'m Module, rng: &'m RunRng) -> Self {
+        Interpreter { module, rng: RngSource::Shared(rng) }
+    }
+
+    fn run_rng(&self) -> &RunRng {
+        match &self.rng {
+            RngSource::Owned(r) => r,
+            RngSource::Shared(r) => r,
+        }
     }
 
     /// Calls a function with argument values (types are checked by the caller or the validator).
@@ -180,6 +201,7 @@ impl<'m> Interpreter<'m> {
                 let (state, bits) = super::rng::rng_bit_generator(*algorithm, dense(0)?, &result_type(0)?, &result_type(1)?)?;
                 many(vec![state, bits])
             }
+            K::Rng { distribution } => one(super::random::rng(*distribution, dense(0)?, dense(1)?, &result_type(0)?, self.run_rng())?),
             K::ReplicaId | K::PartitionId => one(Dense::scalar(ElementType::U32, Scalar::Int(0))?),
             K::CreateToken | K::AfterAll => Ok(vec![Value::Token]),
             K::BroadcastInDim { broadcast_dimensions } => {

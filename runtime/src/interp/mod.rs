@@ -4,7 +4,8 @@
 //!
 //! Layout: [`array`](mod@array) typed element storage, [`value`] runtime values, [`elementwise`],
 //! [`convert`], [`shape_ops`], [`gather`] (gather/scatter), [`reduce`], [`sort`], [`dot`],
-//! [`conv`], [`fft`], [`linalg`] (cholesky, triangular_solve), [`norm`] (batch norm), [`rng`],
+//! [`conv`], [`fft`], [`linalg`] (cholesky, triangular_solve), [`norm`] (batch norm), [`rng`]
+//! (`rng_bit_generator`), [`random`] (the stateful `rng` op),
 //! [`f8`] (8-bit float codecs), [`eval`] (the op dispatcher and control flow), [`support`]
 //! (compile-time check for unimplemented op/type pairs).
 //!
@@ -19,6 +20,7 @@
 //! | `maximum`/`minimum` on floats | NaN if either is NaN; +0 > -0 |
 //! | `scatter` window partly out of bounds | whole window skipped |
 //! | `rng_bit_generator` DEFAULT | PHILOX |
+//! | `rng` values | Philox-4x32 keyed by a per-run seed ([`random`]) |
 //! | f8 value past the largest finite | ±inf (IEEE-like formats) or NaN (FN/FNUZ) |
 //! | `cholesky` of a non-positive-definite matrix | NaN from the failing pivot on |
 //! | `case` index out of range | last branch (this one is the spec's rule) |
@@ -42,6 +44,7 @@ pub mod index;
 pub mod linalg;
 pub mod norm;
 pub mod numeric;
+pub mod random;
 pub mod reduce;
 pub mod rng;
 pub mod scalar_region;
@@ -61,6 +64,12 @@ pub use support::check_supported;
 /// Runs the entry function of `module` on `args` and returns its results. Tuple parameters and
 /// results are flattened: each tensor leaf is one argument or result, in order (tokens take none).
 pub fn run(module: &ValidModule, args: &[Tensor]) -> Result<Vec<Tensor>> {
+    run_seeded(module, args, 0)
+}
+
+/// [`run`] with `rng` ops drawing from run seed `seed` (see [`random`]).
+pub fn run_seeded(module: &ValidModule, args: &[Tensor], seed: u64) -> Result<Vec<Tensor>> {
+    let rng = random::RunRng::new(seed);
     let entry = module.entry_function();
     let params = entry.param_types();
     let expected: usize = params.iter().map(tensor_leaves).sum();
@@ -72,7 +81,7 @@ pub fn run(module: &ValidModule, args: &[Tensor]) -> Result<Vec<Tensor>> {
         .iter()
         .map(|ty| bind_argument(ty, &mut next, &entry.name))
         .collect::<Result<Vec<_>>>()?;
-    let results = on_large_stack(|| eval::Interpreter::new(module.module()).call(entry, values, 0))?;
+    let results = on_large_stack(|| eval::Interpreter::with_rng(module.module(), &rng).call(entry, values, 0))?;
     let mut out = Vec::new();
     for r in &results {
         flatten(r, &mut out)?;
@@ -121,18 +130,19 @@ fn on_large_stack<T: Send>(f: impl FnOnce() -> Result<T> + Send) -> Result<T> {
 }
 
 /// Evaluates the single op `op` of function `func` of `module` on tensors (see
-/// [`eval::Interpreter::eval_single`]); every result must be a tensor.
+/// [`eval::Interpreter::eval_single`]); every result must be a tensor. `rng` ops draw from `rng`.
 pub fn eval_one_op(
     module: &apu_compiler::ir::Module,
     func: &apu_compiler::ir::Function,
     op: &apu_compiler::ir::Op,
     operands: &[Tensor],
     captured: &[(apu_compiler::ir::ValueId, Tensor)],
+    rng: &random::RunRng,
 ) -> Result<Vec<Tensor>> {
     let to_value = |t: &Tensor| -> Result<Value> { Ok(Value::tensor(Dense::from_tensor(t)?)) };
     let operands = operands.iter().map(to_value).collect::<Result<Vec<_>>>()?;
     let captured = captured.iter().map(|(v, t)| Ok((*v, to_value(t)?))).collect::<Result<Vec<_>>>()?;
-    let results = eval::Interpreter::new(module).eval_single(func, op, operands, captured)?;
+    let results = eval::Interpreter::with_rng(module, rng).eval_single(func, op, operands, captured)?;
     results
         .iter()
         .map(|r| match r {

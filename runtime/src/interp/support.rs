@@ -110,8 +110,11 @@ fn check_op(f: &Function, op: &Op) -> Result<()> {
         K::CustomCall { call_target_name, .. } => {
             Err(Error::unimplemented(format!("custom_call target \"{call_target_name}\"")))
         }
-        K::Rng { .. }
-        | K::CollectivePermute => Err(Error::unimplemented(op.kind.name().to_string())),
+        K::Rng { distribution } => match result_elem(f, op, 0) {
+            Some(e) => super::random::check_output(*distribution, e),
+            None => Ok(()),
+        },
+        K::CollectivePermute => Err(Error::unimplemented(op.kind.name().to_string())),
         _ => Ok(()),
     }
 }
