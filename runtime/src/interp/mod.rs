@@ -44,6 +44,7 @@ pub mod norm;
 pub mod numeric;
 pub mod reduce;
 pub mod rng;
+pub mod rng_dist;
 pub mod scalar_region;
 pub mod shape_ops;
 pub mod sort;

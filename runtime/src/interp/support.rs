@@ -109,8 +109,7 @@ fn check_op(f: &Function, op: &Op) -> Result<()> {
         K::CustomCall { call_target_name, .. } => {
             Err(Error::unimplemented(format!("custom_call target \"{call_target_name}\"")))
         }
-        K::Rng { .. }
-        | K::CollectivePermute => Err(Error::unimplemented(op.kind.name().to_string())),
+        K::Rng { distribution } => result_elem(f, op, 0).map_or(Ok(()), |e| super::rng_dist::check_output(*distribution, e)),
         _ => Ok(()),
     }
 }
