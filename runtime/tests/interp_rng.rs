@@ -91,3 +91,38 @@ fn float_outputs_are_unimplemented_at_compile_time() {
     assert_eq!(at_compile.kind, apu_compiler::error::ErrorKind::Unimplemented);
     assert_eq!(at_compile.message, at_run.message);
 }
+
+/// The legacy `rng(a, b, shape)` op: values are implementation-defined, so only ranges, coverage and
+/// the refusal of a normal distribution over integers are checked.
+fn legacy_rng(dist: apu_compiler::ir::RngDistribution, a: Tensor, b: Tensor, out: apu_compiler::ir::Type) -> apu_compiler::Result<Tensor> {
+    let shape = i64s_tensor(&out);
+    run_op(OpKind::Rng { distribution: dist }, &[a, b, shape], out)
+}
+
+fn i64s_tensor(out: &apu_compiler::ir::Type) -> Tensor {
+    let dims: Vec<i64> = out.as_tensor().unwrap().shape.clone();
+    let bytes: Vec<u8> = dims.iter().flat_map(|d| d.to_le_bytes()).collect();
+    Tensor::from_bytes(apu_compiler::ir::TensorType { shape: vec![dims.len() as i64], elem: S64 }, &bytes).unwrap()
+}
+
+#[test]
+fn legacy_rng_uniform_stays_in_its_half_open_range() {
+    use apu_compiler::ir::RngDistribution::Uniform;
+    let ints = legacy_rng(Uniform, i8s(&[], &[-3]), i8s(&[], &[2]), tt(&[500], S8)).unwrap();
+    let v = to_i8(&ints);
+    assert!(v.iter().all(|x| (-3..2).contains(x)));
+    assert!((-3..2).all(|k| v.contains(&k)), "every value of [-3, 2) appears in 500 draws");
+    let floats = legacy_rng(Uniform, f32s(&[], &[1.0]), f32s(&[], &[1.5]), tt(&[2, 250], F32)).unwrap();
+    assert!(to_f32(&floats).iter().all(|x| (1.0..1.5).contains(x)));
+    assert!(legacy_rng(Uniform, i8s(&[], &[2]), i8s(&[], &[2]), tt(&[4], S8)).is_err(), "an empty range is an error");
+}
+
+#[test]
+fn legacy_rng_normal_needs_floats() {
+    use apu_compiler::ir::RngDistribution::Normal;
+    let e = legacy_rng(Normal, i32s(&[], &[0]), i32s(&[], &[1]), tt(&[4], S32)).unwrap_err();
+    assert_eq!(e.kind, apu_compiler::error::ErrorKind::Unimplemented);
+    let n = to_f32(&legacy_rng(Normal, f32s(&[], &[0.0]), f32s(&[], &[1.0]), tt(&[4000], F32)).unwrap());
+    let mean = n.iter().sum::<f32>() / n.len() as f32;
+    assert!(mean.abs() < 0.1, "mean {mean}");
+}
