@@ -20,6 +20,7 @@ const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../compiler/tests/fixtur
 /// for quantized programs the type the text reader stops at.
 const REFUSED: &[(&str, &[&str])] = &[
     ("async", &["vhlo.async_start_v1: asynchronous ops", "!stablehlo.future"]),
+    ("async_done", &["vhlo.async_done_v1: asynchronous ops", "!stablehlo.future"]),
     ("cross_replica_sum", &["cross-replica-sum"]),
     ("dynamic_broadcast_in_dim", &["dynamic_broadcast_in_dim"]),
     ("dynamic_conv", &["dynamic_conv"]),
@@ -36,9 +37,13 @@ const REFUSED: &[(&str, &[&str])] = &[
     ("set_dimension_size", &["set_dimension_size"]),
     ("torch_index_select", &["torch_index_select"]),
     ("unary_einsum", &["unary_einsum"]),
-    ("uniform_dequantize", &["vhlo.uniform_quantize_v1: quantized types", "!quant.uniform"]),
+    ("uniform_dequantize", &["vhlo.uniform_dequantize_v1: quantized types", "!quant.uniform"]),
     ("uniform_quantize", &["vhlo.uniform_quantize_v1: quantized types", "!quant.uniform"]),
 ];
+
+/// Programs apu runs but without outputs recorded from JAX: `rng` values are implementation-defined
+/// (checked by [`check_rng`]), a token result is no array, and XLA:CPU has no collective-broadcast.
+const NO_OUTPUTS: &[&str] = &["collective_broadcast", "rng", "rng_normal", "tokens"];
 
 /// Every form of `program`: the text, then the artifacts by target.
 fn forms(program: &str) -> Vec<PathBuf> {
@@ -104,7 +109,7 @@ fn check_form(program: &str, path: &Path) -> Result<bool, String> {
                 check_rng(program, &module)?;
             }
             if !io_path.exists() {
-                return Ok(false);
+                return if NO_OUTPUTS.contains(&program) { Ok(false) } else { Err(format!("{} is missing", io_path.display())) };
             }
             let io = npz::load_npz(&io_path).map_err(|e| e.to_string())?;
             run_and_compare(&module, &io).map(|()| true)
