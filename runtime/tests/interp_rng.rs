@@ -91,3 +91,5 @@ fn float_outputs_are_unimplemented_at_compile_time() {
     assert_eq!(at_compile.kind, apu_compiler::error::ErrorKind::Unimplemented);
     assert_eq!(at_compile.message, at_run.message);
 }
+
+// The legacy `rng` op (RNG_UNIFORM / RNG_NORMAL) is tested, on both engines, in exec_rng.rs.

@@ -228,7 +228,13 @@ impl<'p> ModuleReader<'p> {
                 let kind = OpKind::AllToAll { split_dimension: dimension, concat_dimension: dimension, split_count };
                 simple(kind, f, ops)
             }
-            "collective-permute" => simple(OpKind::CollectivePermute, f, ops),
+            "collective-permute" => {
+                // As in the other readers: on one device only the pair (0, 0) is meaningful.
+                let pairs: Vec<i64> = inst.source_target_pairs.iter().flat_map(|p| [p.source, p.target]).collect();
+                crate::vhlo::ops::check_single_device_pairs(&pairs)
+                    .map_err(|e| Error::unimplemented(format!("collective-permute: {}", e.message)))?;
+                simple(OpKind::CollectivePermute, f, ops)
+            }
             "collective-broadcast" => simple(OpKind::CollectiveBroadcast, f, ops),
 
             other => Err(Error::unimplemented(format!("HLO opcode {other:?} is not supported by apu"))),

@@ -523,7 +523,10 @@ pub fn kind_from_attrs(name: &str, attrs: &Attrs, shape: &OpShape) -> R<OpKind> 
             split_count: attrs.i64("split_count")?,
         },
         "reduce_scatter" => OpKind::ReduceScatter { scatter_dimension: attrs.i64("scatter_dimension")? },
-        "collective_permute" => OpKind::CollectivePermute,
+        "collective_permute" => {
+            crate::vhlo::ops::check_single_device_pairs(&attrs.i64s("source_target_pairs")?).map_err(|e| format!("{}: not supported by apu on one device", e.message))?;
+            OpKind::CollectivePermute
+        }
         "collective_broadcast" => OpKind::CollectiveBroadcast,
         _ => return Err(format!("op '{name}' is not supported by apu")),
     })

@@ -5,7 +5,7 @@ use super::attr::{Attr, SynType};
 use super::lexer::TokKind;
 use super::opdefs::{kind_from_attrs, Attrs, OpShape};
 use super::parser::{LocSyn, Parser};
-use crate::ir::{ArgAttrs, Function, Location, Module, Op, Region, Type, ValueId};
+use crate::ir::{ArgAttrs, Function, Location, Module, Op, OpKind, Region, Type, ValueId};
 use crate::{Error, Result};
 use std::collections::HashMap;
 
@@ -584,6 +584,8 @@ impl<'a> Parser<'a> {
                 crate::error::ErrorKind::Unimplemented => self.unimplemented_at(syn.pos, format!("{}: {}", syn.name, e.message)),
                 _ => err(self, e.message),
             })?
+        } else if syn.name == "stablehlo.if" {
+            lower_if(fs, &syn, location, out).map_err(|m| err(self, m))?
         } else {
             let operand_types: Vec<Type> = syn.operands.iter().map(|v| fs.value_type(*v).clone()).collect();
             let shape = OpShape { operand_types: &operand_types, result_types: &syn.result_types };
@@ -606,6 +608,27 @@ impl<'a> Parser<'a> {
         }
         Ok(None)
     }
+}
+
+/// `if(pred) {true} {false}` has no IR op of its own: like the VHLO reader, it becomes
+/// `case(convert<i32>(pred)) {false} {true}` (a true predicate converts to 1, the second branch).
+fn lower_if(fs: &mut FuncState, syn: &OpSyntax, location: crate::ir::Location, out: &mut Vec<Op>) -> std::result::Result<Vec<ValueId>, String> {
+    let pred_ty = Type::tensor(Vec::new(), crate::ir::ElementType::Pred);
+    let [pred] = syn.operands.as_slice() else {
+        return Err(format!("takes one predicate, got {} operands", syn.operands.len()));
+    };
+    if fs.value_type(*pred) != &pred_ty {
+        return Err(format!("the predicate must be {pred_ty}, got {}", fs.value_type(*pred)));
+    }
+    let [true_branch, false_branch] = syn.regions.as_slice() else {
+        return Err(format!("needs a true and a false region, got {}", syn.regions.len()));
+    };
+    let index = fs.new_value(Type::tensor(Vec::new(), crate::ir::ElementType::S32));
+    out.push(Op { kind: OpKind::Convert, operands: vec![*pred], results: vec![index], regions: Vec::new(), location: location.clone() });
+    let results: Vec<ValueId> = syn.result_types.iter().map(|t| fs.new_value(t.clone())).collect();
+    let regions = vec![false_branch.clone(), true_branch.clone()];
+    out.push(Op { kind: OpKind::Case, operands: vec![index], results: results.clone(), regions, location });
+    Ok(results)
 }
 
 fn arg_attrs_from(attrs: &[(String, Attr)]) -> ArgAttrs {

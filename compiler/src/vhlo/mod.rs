@@ -7,7 +7,7 @@ pub mod dialect;
 mod module;
 mod op_ctx;
 pub mod op_table;
-mod ops;
+pub(crate) mod ops;
 mod region;
 mod sharding;
 

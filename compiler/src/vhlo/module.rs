@@ -3,6 +3,7 @@
 
 use super::convert::{int_value, ty_name, value_type};
 use super::op_table::properties_of;
+use super::ops::refused_by_name;
 use super::region::{build_region, scope_value_types};
 use super::sharding::{check_sdy_mesh, check_value_sharding};
 use crate::bytecode::{attr_loc_text, Attr, Properties, RawOp, Table, Ty};
@@ -126,6 +127,29 @@ fn build_function(op: &RawOp<'_>, table: &mut Table<'_>) -> Result<Function> {
     build_function_named(op, &attrs, name, table).context_with(|| ctx)
 }
 
+/// The bytecode reader already stops at 32 nested regions; this bound only keeps the walk below
+/// obviously finite on its own.
+const MAX_REGION_DEPTH: usize = 64;
+
+/// Refuses the first op (in program order) that apu refuses by name alone, with the same message and
+/// context as the op builder gives it. Runs before any value type is converted.
+fn refuse_ops_by_name(op: &RawOp<'_>, depth: usize) -> Result<()> {
+    if depth > MAX_REGION_DEPTH {
+        return Err(Error::invalid(format!("regions nested deeper than {MAX_REGION_DEPTH}")));
+    }
+    for inner in op.regions.iter().flat_map(|r| &r.blocks).flat_map(|b| &b.ops) {
+        let name = inner.name.as_str();
+        if let Some((base, _)) = name.strip_prefix("vhlo.").and_then(split_version) {
+            if let Some(why) = refused_by_name(base) {
+                let at = format!("{name} at {} (byte {})", location(inner), inner.offset);
+                return Err(Error::unimplemented(format!("{name}: {why}")).context(at));
+            }
+        }
+        refuse_ops_by_name(inner, depth + 1)?;
+    }
+    Ok(())
+}
+
 fn lookup(attrs: &NamedAttrs, name: &str) -> Option<Rc<Attr>> {
     attrs.iter().find(|(k, _)| *k == name).map(|(_, a)| a.clone())
 }
@@ -143,6 +167,7 @@ fn build_function_named(op: &RawOp<'_>, attrs: &NamedAttrs, name: String, table:
         },
         _ => return Err(Error::invalid("missing function_type")),
     };
+    refuse_ops_by_name(op, 0)?;
     f.result_types = results.iter().map(|t| value_type(t)).collect::<Result<_>>().context_with(|| "result types".into())?;
     let mut values = scope_value_types(op, 0)?;
     let [region] = op.regions.as_slice() else {

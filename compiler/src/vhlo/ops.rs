@@ -51,7 +51,41 @@ fn check_single_device_groups(c: &OpCtx<'_>) -> Result<()> {
     Ok(())
 }
 
+/// Ops apu refuses whatever their attributes, operands and types, with the reason. The function
+/// builder checks every op of a function against this before converting the function's value types,
+/// so a program using one is refused naming the op, not a type only that op produces (`future`,
+/// quantized element types).
+pub fn refused_by_name(base: &str) -> Option<&'static str> {
+    Some(match base {
+        "cross-replica-sum" => "legacy cross-replica-sum (JAX emits all_reduce)",
+        "dynamic_broadcast_in_dim" | "dynamic_conv" | "dynamic_gather" | "dynamic_iota" | "dynamic_pad"
+        | "dynamic_reshape" | "real_dynamic_slice" | "set_dimension_size" => "dynamic shapes: apu needs static shapes",
+        "uniform_quantize" | "uniform_dequantize" => "quantized types",
+        "einsum" | "unary_einsum" | "torch_index_select" => "legacy op without a StableHLO equivalent in apu's IR",
+        "infeed" | "outfeed" | "send" | "recv" => "host transfers and channels",
+        "async_start" | "async_done" => "asynchronous ops (futures): no IR op for them yet",
+        "collective_reduce" => "no IR op for this yet",
+        _ => return None,
+    })
+}
+
+/// `collective_permute` on one device: the only pair that can exist is (0, 0), which makes the op an
+/// identity (the IR keeps no pairs, so the interpreter relies on this). Without it the result would be
+/// zeros; pairs naming other devices cannot be honoured.
+pub fn check_single_device_pairs(pairs: &[i64]) -> Result<()> {
+    if pairs.iter().any(|&d| d != 0) {
+        return Err(Error::unimplemented(format!("source_target_pairs {pairs:?} span several devices")));
+    }
+    if pairs.is_empty() {
+        return Err(Error::unimplemented("collective_permute without the pair (0, 0): its result would be all zeros"));
+    }
+    Ok(())
+}
+
 pub fn map_op(c: &OpCtx<'_>) -> Result<OpKind> {
+    if let Some(why) = refused_by_name(c.base) {
+        return Err(Error::unimplemented(why));
+    }
     if let Some(u) = unary(c.base) {
         check_result_accuracy(c)?;
         return Ok(OpKind::Unary(u));
@@ -322,29 +356,15 @@ pub fn map_op(c: &OpCtx<'_>) -> Result<OpKind> {
             OpKind::ReduceScatter { scatter_dimension: c.int("scatter_dimension")? }
         }
         "collective_permute" => {
-            let pairs = c.ints("source_target_pairs")?;
-            if pairs.iter().any(|&d| d != 0) {
-                return Err(Error::unimplemented(format!("source_target_pairs {pairs:?} span several devices")));
-            }
+            check_single_device_pairs(&c.ints("source_target_pairs")?)?;
             OpKind::CollectivePermute
         }
         "collective_broadcast" => {
             check_single_device_groups(c)?;
             OpKind::CollectiveBroadcast
         }
-        "cross-replica-sum" => return Err(Error::unimplemented("legacy cross-replica-sum (JAX emits all_reduce)")),
         // The region builder lowers `if` to convert + case before ops reach this mapping.
         "if" => return Err(Error::internal("vhlo.if_v1 must be lowered by the region builder")),
-        "dynamic_broadcast_in_dim" | "dynamic_conv" | "dynamic_gather" | "dynamic_iota" | "dynamic_pad"
-        | "dynamic_reshape" | "real_dynamic_slice" | "set_dimension_size" => {
-            return Err(Error::unimplemented("dynamic shapes: apu needs static shapes"))
-        }
-        "uniform_quantize" | "uniform_dequantize" => return Err(Error::unimplemented("quantized types")),
-        "einsum" | "unary_einsum" | "torch_index_select" => {
-            return Err(Error::unimplemented("legacy op without a StableHLO equivalent in apu's IR"))
-        }
-        "infeed" | "outfeed" | "send" | "recv" => return Err(Error::unimplemented("host transfers and channels")),
-        "async_start" | "async_done" | "collective_reduce" => return Err(Error::unimplemented("no IR op for this yet")),
         _ => return Err(Error::unimplemented("unknown VHLO op")),
     })
 }

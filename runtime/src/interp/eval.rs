@@ -388,7 +388,8 @@ impl<'m> Interpreter<'m> {
             },
             K::OptimizationBarrier => Ok(operands),
             // With one replica and one partition every collective's group is this device alone.
-            K::AllReduce | K::AllGather { .. } | K::ReduceScatter { .. } | K::AllToAll { .. } | K::CollectiveBroadcast => {
+            // collective_permute too: the readers only accept the pair (0, 0), which sends the operand to itself.
+            K::AllReduce | K::AllGather { .. } | K::ReduceScatter { .. } | K::AllToAll { .. } | K::CollectiveBroadcast | K::CollectivePermute => {
                 for (i, v) in operands.iter().enumerate() {
                     let want = frame.func.values.get(op.results.get(i).map(|r| r.index()).unwrap_or(usize::MAX));
                     if !want.is_some_and(|t| v.has_type(t)) {
@@ -417,7 +418,6 @@ impl<'m> Interpreter<'m> {
             K::CustomCall { call_target_name, .. } => {
                 Err(Error::unimplemented(format!("custom_call target \"{call_target_name}\"")))
             }
-            other => Err(Error::unimplemented(other.name().to_string())),
         }
     }
 

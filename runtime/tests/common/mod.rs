@@ -1,6 +1,8 @@
 //! Test helpers: a small IR builder and tensor conversions.
 #![allow(dead_code)]
 
+pub mod jax_compare;
+
 use apu_compiler::ir::{ElementType, Function, Literal, Module, Op, OpKind, Region, TensorType, Type, ValueId};
 use apu_compiler::valid::{validate, ValidModule};
 use apu_runtime::Tensor;
