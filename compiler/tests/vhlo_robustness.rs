@@ -180,19 +180,50 @@ fn attribute_cycles_are_rejected() {
     assert!(err.message.contains("refers to itself"), "{err}");
 }
 
-#[test]
-fn deep_attribute_nesting_is_bounded() {
-    let n = 5000u64;
-    let mut attrs: Vec<Vec<u8>> = (0..n - 1).map(|i| array_attr(&[i + 1])).collect();
-    attrs.push(vec![0x1F]);
-    // Run on a small stack, as a plugin thread might: the bound must hold before the stack runs out.
-    let file = file_with_attrs(&attrs);
-    let err = std::thread::Builder::new()
+/// Reads `file` on a 2 MiB stack, as a plugin thread might have.
+fn read_on_small_stack(file: Vec<u8>) -> apu_compiler::Error {
+    std::thread::Builder::new()
         .stack_size(1 << 21)
         .spawn(move || read_vhlo_bytecode(&file).unwrap_err())
         .unwrap()
         .join()
-        .unwrap();
+        .unwrap()
+}
+
+#[test]
+fn long_attribute_chains_in_index_order_are_read() {
+    // Attribute i references i + 1, 5000 deep (JAX's call-site location chains look like this, in
+    // either direction): decoding in index order resolves them without deep recursion, so the file
+    // gets as far as the module check.
+    let n = 5000u64;
+    let mut attrs: Vec<Vec<u8>> = (0..n - 1).map(|i| array_attr(&[i + 1])).collect();
+    attrs.push(vec![0x1F]);
+    let err = read_on_small_stack(file_with_attrs(&attrs));
+    assert!(err.message.contains("one region"), "{err}");
+}
+
+#[test]
+fn deep_attribute_nesting_is_bounded() {
+    // A chain that visits the table in a scrambled order cannot be resolved by decoding in index
+    // order from either end; the depth bound must stop it before the stack runs out.
+    let n = 5000usize;
+    let mut order: Vec<usize> = (0..n).collect();
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    for i in (1..n).rev() {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        order.swap(i, (x % (i as u64 + 1)) as usize);
+    }
+    // The op's location is attribute 0: make it the head of the chain.
+    let head = order.iter().position(|&a| a == 0).unwrap();
+    order.swap(0, head);
+    let mut attrs: Vec<Vec<u8>> = vec![Vec::new(); n];
+    for pair in order.windows(2) {
+        attrs[pair[0]] = array_attr(&[pair[1] as u64]);
+    }
+    attrs[*order.last().unwrap()] = vec![0x1F];
+    let err = read_on_small_stack(file_with_attrs(&attrs));
     assert!(err.message.contains("deeper than"), "{err}");
 }
 
