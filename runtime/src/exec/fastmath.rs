@@ -66,10 +66,13 @@ pub fn exp_f32(x: f32) -> f32 {
 pub fn tanh_f32(x: f32) -> f32 {
     let a = x.abs();
     let em = expm1_small_f32(-2.0 * a.min(0.35));
-    let small = -em / (2.0 + em);
     let e = exp_core_f32(-2.0 * a.clamp(0.35, 40.0));
-    let big = (1.0 - e) / (1.0 + e);
-    let t = if a < 0.35 { small } else { big };
+    // Small: -em / (2 + em); big: (1 - e) / (1 + e). Picking numerator and denominator first
+    // costs one vector division per element instead of two (divisions dominate this function).
+    let small = a < 0.35;
+    let num = if small { -em } else { 1.0 - e };
+    let den = if small { 2.0 + em } else { 1.0 + e };
+    let t = num / den;
     if x.is_nan() { x } else { t.copysign(x) }
 }
 

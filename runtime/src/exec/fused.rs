@@ -11,10 +11,15 @@ pub const CHUNK: usize = 256;
 
 /// Vector extensions the kernels are compiled for, picked at run time.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum CpuLevel {
+pub(crate) enum CpuLevel {
     Avx512,
     Avx2,
     Baseline,
+}
+
+/// The vector extensions this process uses (detected once; `APU_CPU_LEVEL` may force a lower one).
+pub(crate) fn cpu_level() -> CpuLevel {
+    *CPU_LEVEL
 }
 
 static CPU_LEVEL: once_cell::sync::Lazy<CpuLevel> = once_cell::sync::Lazy::new(|| {
@@ -201,6 +206,15 @@ impl Compiled {
             return Err(Error::internal("empty fused expression"));
         }
         Ok(Compiled { expr: expr.clone(), steps, shape: shape_u, input_elems })
+    }
+
+    /// `(input, offset)` when the whole expression is one contiguous load (`x[offset + i]`): a
+    /// reduce of it can then fold the input in place instead of copying it into a register first.
+    pub fn as_contiguous_load(&self) -> Option<(usize, usize)> {
+        match self.steps.as_slice() {
+            [Step::Load { input, access: Access::Contiguous(offset) }] => Some((*input, *offset)),
+            _ => None,
+        }
     }
 
     /// Fresh registers for one thread.

@@ -8,6 +8,7 @@
 mod conv;
 mod dynamic_slice;
 mod fastmath;
+mod fold;
 pub mod fused;
 mod gemm;
 mod reduce;
