@@ -60,8 +60,12 @@ pub enum Buf {
 }
 
 thread_local! {
-    static SPARE_REGISTERS: std::cell::RefCell<Vec<Buf>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// Register sets of finished kernels, kept for the next kernel of the same element types.
+    static SPARE_REGISTERS: std::cell::RefCell<Vec<Vec<Buf>>> = const { std::cell::RefCell::new(Vec::new()) };
 }
+
+/// Register sets kept per thread (each is a few KiB).
+const MAX_SPARE_SETS: usize = 32;
 
 impl Buf {
     fn elem(&self) -> E {
@@ -222,28 +226,27 @@ impl Compiled {
         self.expr.elems.iter().map(|&e| Buf::new(e)).collect()
     }
 
-    /// Runs `f` with registers for this expression, reusing this thread's spare registers (small
-    /// kernels in loops would otherwise spend most of their time allocating them).
+    /// Runs `f` with registers for this expression, reusing a spare set of this thread's with the
+    /// same element types (small kernels in loops would otherwise spend most of their time
+    /// allocating registers: a loop body runs its kernels thousands of times).
     pub fn with_registers<R>(&self, f: impl FnOnce(&mut [Buf]) -> R) -> R {
-        SPARE_REGISTERS.with(|spare| {
-            let mut regs: Vec<Buf> = {
+        let elems = &self.expr.elems;
+        let same = |set: &Vec<Buf>| set.len() == elems.len() && set.iter().zip(elems).all(|(b, &e)| b.elem() == e);
+        let mut regs: Vec<Buf> = SPARE_REGISTERS
+            .with(|spare| {
                 let mut spare = spare.borrow_mut();
-                self.expr
-                    .elems
-                    .iter()
-                    .map(|&e| match spare.iter().rposition(|b| b.elem() == e) {
-                        Some(i) => spare.swap_remove(i),
-                        None => Buf::new(e).expect("fused element types are checked at compile time"),
-                    })
-                    .collect()
-            };
-            let out = f(&mut regs);
+                let i = spare.iter().rposition(same)?;
+                Some(spare.swap_remove(i))
+            })
+            .unwrap_or_else(|| elems.iter().map(|&e| Buf::new(e).expect("fused element types are checked at compile time")).collect());
+        let out = f(&mut regs);
+        SPARE_REGISTERS.with(|spare| {
             let mut spare = spare.borrow_mut();
-            if spare.len() < 64 {
-                spare.extend(regs);
+            if spare.len() < MAX_SPARE_SETS {
+                spare.push(regs);
             }
-            out
-        })
+        });
+        out
     }
 
     /// Evaluates flat indices `start..start + len` (len <= CHUNK) into the registers; the result is

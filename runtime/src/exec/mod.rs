@@ -25,6 +25,7 @@ use workers::Workers;
 
 /// A raw buffer pointer handed to worker threads; kernels write disjoint ranges.
 #[derive(Clone, Copy)]
+#[repr(transparent)]
 pub struct Ptr(pub *const u8);
 unsafe impl Send for Ptr {}
 unsafe impl Sync for Ptr {}
@@ -32,6 +33,12 @@ impl Ptr {
     /// The pointer (a method, so closures capture the whole `Ptr`, which is `Sync`).
     pub fn get(self) -> *const u8 {
         self.0
+    }
+
+    /// The raw pointers of a list (without copying it into a new vector).
+    pub fn raw(list: &[Ptr]) -> &[*const u8] {
+        // SAFETY: `Ptr` is a transparent wrapper of `*const u8`, so the two slices have one layout.
+        unsafe { std::slice::from_raw_parts(list.as_ptr() as *const *const u8, list.len()) }
     }
 }
 
@@ -464,7 +471,7 @@ impl Executable {
         let cost = ex.expr.instrs.len().max(1);
         self.workers.for_ranges(n, CHUNK, cost, &|r| {
             ex.with_registers(|regs| {
-                let ptrs: Vec<*const u8> = inputs.iter().map(|p| p.get()).collect();
+                let ptrs = Ptr::raw(inputs);
                 let last = regs.len() - 1;
                 let mut start = r.start;
                 while start < r.end {
@@ -472,7 +479,7 @@ impl Executable {
                     // SAFETY: inputs cover the loads (checked by the lowering's shapes) and the output
                     // holds n elements; ranges of different threads are disjoint.
                     unsafe {
-                        ex.eval(&ptrs, start, len, regs);
+                        ex.eval(ptrs, start, len, regs);
                         fused::store(&regs[last], (out.get() as *mut u8).add(start * esize), len);
                     }
                     start += len;
