@@ -360,24 +360,25 @@ impl Executable {
                 let buf = match out {
                     Some(b) => b,
                     None => {
-                        let inputs = k.inputs.iter().map(|&i| Self::slot_ptr(slots, i)).collect::<Result<Vec<_>>>()?;
+                        let inputs = Args::of(slots, &k.inputs)?;
                         let mut buf = take_buffer(pool, len);
                         let p = Ptr(buf.as_mut_ptr());
-                        self.elementwise(ex, &inputs, p, n, esize);
+                        self.elementwise(ex, inputs.as_slice(), p, n, esize);
                         buf
                     }
                 };
                 slots[k.out] = Some(Arc::new(buf));
             }
             (StepKind::Reduce(k), Prepared::Expr(ex)) => {
-                let inputs = k.inputs.iter().map(|&i| Self::slot_ptr(slots, i)).collect::<Result<Vec<_>>>()?;
+                let inputs = Args::of(slots, &k.inputs)?;
+                let inputs = inputs.as_slice();
                 let init = match &k.init {
                     Operand::Const(c) => *c,
                     Operand::Slot(s) => read_scalar(k.elem, Self::slot_ptr(slots, *s)?),
                 };
                 let mut buf = take_buffer(pool, plan.slots[k.out].byte_size());
                 // SAFETY: the lowering sized every input and the output for this kernel.
-                unsafe { reduce::run(ex, k.elem, k.combiner, k.layout, &inputs, init, buf.as_mut_ptr(), &self.workers) };
+                unsafe { reduce::run(ex, k.elem, k.combiner, k.layout, inputs, init, buf.as_mut_ptr(), &self.workers) };
                 slots[k.out] = Some(Arc::new(buf));
             }
             (StepKind::Dot(d), _) => {
@@ -486,6 +487,34 @@ impl Executable {
                 }
             });
         });
+    }
+}
+
+/// The input pointers of a kernel call: on the stack for the usual few inputs (a heap vector per
+/// call shows in loops that run small kernels thousands of times).
+enum Args {
+    Inline([Ptr; 8], usize),
+    Heap(Vec<Ptr>),
+}
+
+impl Args {
+    fn of(slots: &Slots, ids: &[usize]) -> Result<Args> {
+        if ids.len() <= 8 {
+            let mut a = [Ptr(std::ptr::null()); 8];
+            for (d, &s) in a.iter_mut().zip(ids) {
+                *d = Executable::slot_ptr(slots, s)?;
+            }
+            Ok(Args::Inline(a, ids.len()))
+        } else {
+            Ok(Args::Heap(ids.iter().map(|&s| Executable::slot_ptr(slots, s)).collect::<Result<Vec<_>>>()?))
+        }
+    }
+
+    fn as_slice(&self) -> &[Ptr] {
+        match self {
+            Args::Inline(a, n) => &a[..*n],
+            Args::Heap(v) => v,
+        }
     }
 }
 
