@@ -204,6 +204,8 @@ enum Access {
 #[derive(Clone, Debug)]
 enum Step {
     Load { input: usize, access: Access },
+    /// A constant: its register is filled once per run of chunks, not per chunk.
+    Const(KScalar),
     Other,
 }
 
@@ -240,6 +242,7 @@ impl Compiled {
                     };
                     Step::Load { input: *input, access }
                 }
+                Instr::Const(k) => Step::Const(*k),
                 Instr::Unary(u, a) if !unary_supported(*u, arg(*a)?) => return Err(Error::unimplemented(format!("fused {u:?} on {elem}"))),
                 Instr::Binary(b, a, _) if !binary_supported(*b, arg(*a)?) => {
                     return Err(Error::unimplemented(format!("fused {b:?} on {elem}")))
@@ -294,43 +297,45 @@ impl Compiled {
     }
 
     /// Evaluates flat indices `start..start + len` (len <= CHUNK) into the registers; the result is
-    /// in the last register.
+    /// in the last register. `consts_ready`: these registers were used by this expression's
+    /// previous call, so its constant registers still hold their values (only step `i` writes
+    /// register `i`).
     ///
     /// # Safety
     /// `inputs[i]` must point to a buffer of `input_elems[i]` covering every index the loads reach.
-    pub unsafe fn eval(&self, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf]) {
+    pub unsafe fn eval(&self, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf], consts_ready: bool) {
         // The same body compiled for the best vector extension the CPU has (chosen once).
         match *CPU_LEVEL {
-            CpuLevel::Avx512 => self.eval_avx512(inputs, start, len, regs),
-            CpuLevel::Avx2 => self.eval_avx2(inputs, start, len, regs),
-            CpuLevel::Baseline => self.eval_body(inputs, start, len, regs),
+            CpuLevel::Avx512 => self.eval_avx512(inputs, start, len, regs, consts_ready),
+            CpuLevel::Avx2 => self.eval_avx2(inputs, start, len, regs, consts_ready),
+            CpuLevel::Baseline => self.eval_body::<fastmath::Separate>(inputs, start, len, regs, consts_ready),
         }
     }
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma,bmi2")]
-    unsafe fn eval_avx512(&self, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf]) {
-        self.eval_body(inputs, start, len, regs)
+    unsafe fn eval_avx512(&self, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf], consts_ready: bool) {
+        self.eval_body::<fastmath::Fused>(inputs, start, len, regs, consts_ready)
     }
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,fma")]
-    unsafe fn eval_avx2(&self, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf]) {
-        self.eval_body(inputs, start, len, regs)
+    unsafe fn eval_avx2(&self, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf], consts_ready: bool) {
+        self.eval_body::<fastmath::Fused>(inputs, start, len, regs, consts_ready)
     }
 
     #[cfg(not(target_arch = "x86_64"))]
-    unsafe fn eval_avx512(&self, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf]) {
-        self.eval_body(inputs, start, len, regs)
+    unsafe fn eval_avx512(&self, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf], consts_ready: bool) {
+        self.eval_body::<fastmath::Separate>(inputs, start, len, regs, consts_ready)
     }
 
     #[cfg(not(target_arch = "x86_64"))]
-    unsafe fn eval_avx2(&self, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf]) {
-        self.eval_body(inputs, start, len, regs)
+    unsafe fn eval_avx2(&self, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf], consts_ready: bool) {
+        self.eval_body::<fastmath::Separate>(inputs, start, len, regs, consts_ready)
     }
 
     #[inline(always)]
-    unsafe fn eval_body(&self, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf]) {
+    unsafe fn eval_body<M: fastmath::Madd>(&self, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf], consts_ready: bool) {
         let last = self.steps.len() - 1;
         for (i, step) in self.steps.iter().enumerate() {
             let (lo, hi) = regs.split_at_mut(i);
@@ -340,6 +345,8 @@ impl Compiled {
                 // in the last register, which callers read).
                 Step::Load { access: Access::Contiguous(_), .. } if i != last => {}
                 Step::Load { input, access } => load(dst, inputs[*input], access, &self.shape, start, len),
+                Step::Const(_) if consts_ready => {}
+                Step::Const(k) => fill_const(*k, dst, CHUNK),
                 Step::Other => {
                     let lo: &[Buf] = lo;
                     let src = |r: usize| match &self.steps[r] {
@@ -347,7 +354,7 @@ impl Compiled {
                         Step::Load { input, access: Access::Contiguous(off) } => unsafe { Src::raw(self.expr.elems[r], inputs[*input], off + start, len) },
                         _ => Src::of(&lo[r]),
                     };
-                    compute(&self.expr.instrs[i], src, dst, &self.shape, start, len)
+                    compute::<M>(&self.expr.instrs[i], src, dst, &self.shape, start, len)
                 }
             }
         }
@@ -687,7 +694,7 @@ fn iota(dim: usize, shape: &[usize], start: usize, n: usize, dst: &mut Buf) {
 }
 
 #[inline(always)]
-fn compute<'r>(ins: &Instr, src: impl Fn(usize) -> Src<'r>, dst: &mut Buf, shape: &[usize], start: usize, n: usize) {
+fn compute<'r, M: fastmath::Madd>(ins: &Instr, src: impl Fn(usize) -> Src<'r>, dst: &mut Buf, shape: &[usize], start: usize, n: usize) {
     match *ins {
         Instr::Load { .. } => {}
         Instr::Const(k) => fill_const(k, dst, n),
@@ -699,9 +706,9 @@ fn compute<'r>(ins: &Instr, src: impl Fn(usize) -> Src<'r>, dst: &mut Buf, shape
                     U::Negate => map1(a, o, |x| -x),
                     U::Abs => map1(a, o, f32::abs),
                     U::Sqrt => map1(a, o, f32::sqrt),
-                    U::Exponential => map1(a, o, fastmath::exp_f32),
-                    U::Tanh => map1(a, o, fastmath::tanh_f32),
-                    U::Logistic => map1(a, o, fastmath::logistic_f32),
+                    U::Exponential => map1(a, o, fastmath::exp_f32::<M>),
+                    U::Tanh => map1(a, o, fastmath::tanh_f32::<M>),
+                    U::Logistic => map1(a, o, fastmath::logistic_f32::<M>),
                     U::Rsqrt => map1(a, o, |x| (1.0 / (x as f64).sqrt()) as f32),
                     _ => {
                         let g = unary_f64(op);

@@ -480,7 +480,7 @@ impl Executable {
                     // SAFETY: inputs cover the loads (checked by the lowering's shapes) and the output
                     // holds n elements; ranges of different threads are disjoint.
                     unsafe {
-                        ex.eval(ptrs, start, len, regs);
+                        ex.eval(ptrs, start, len, regs, start != r.start);
                         fused::store(&regs[last], (out.get() as *mut u8).add(start * esize), len);
                     }
                     start += len;

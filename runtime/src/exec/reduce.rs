@@ -64,7 +64,7 @@ unsafe fn fold_range<T: Elem, F: Fn(T, T) -> T>(ex: &Compiled, inputs: &[*const 
             let mut start = range.start;
             while start < range.end {
                 let len = CHUNK.min(range.end - start);
-                ex.eval(inputs, start, len, regs);
+                ex.eval(inputs, start, len, regs, start != range.start);
                 fold::fold(&mut lanes, &T::slice(&regs[last])[..len], &fold.f);
                 start += len;
             }
@@ -134,7 +134,7 @@ unsafe fn columns<T: Elem, F: Fn(T, T) -> T + Sync>(
                 let mut j = cols.start;
                 while j < cols.end {
                     let len = CHUNK.min(cols.end - j);
-                    ex.eval(ptrs.get(), base + i * inner + j, len, regs);
+                    ex.eval(ptrs.get(), base + i * inner + j, len, regs, i > 0 || j > cols.start);
                     fold::combine(&mut acc[j - cols.start..j - cols.start + len], &T::slice(&regs[last])[..len], &fold.f);
                     j += len;
                 }
