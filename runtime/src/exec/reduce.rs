@@ -54,6 +54,9 @@ struct Fold<T, F: Fn(T, T) -> T> {
 /// Folds flat indices `range` of the expression into one value (without the init).
 unsafe fn fold_range<T: Elem, F: Fn(T, T) -> T>(ex: &Compiled, inputs: &[*const u8], range: std::ops::Range<usize>, fold: &Fold<T, F>) -> T {
     let mut lanes = Lanes::new(fold.id);
+    if range.is_empty() {
+        return fold.id;
+    }
     if let Some((input, offset)) = ex.as_contiguous_load() {
         // A plain reduce of an input: fold it where it is.
         let v = std::slice::from_raw_parts((inputs[input] as *const T).add(offset + range.start), range.len());
