@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """apu vs XLA:CPU, side by side in one process: the workloads of issue 4, timed on both backends.
 
-    python benches/jax_vs_xla.py [--quick] [--write docs/performance.md]
+    python benches/jax_vs_xla.py [--quick] [--only SUBSTRING] [--write docs/performance.md]
 
 Needs the apu-plugin wheel installed (scripts/bench.sh does that). Each workload is jitted once per backend,
 warmed up, then timed as the median of several rounds of back-to-back calls (interleaved apu/cpu rounds so
@@ -135,13 +135,18 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="smaller sizes, shorter timing (for smoke runs)")
     ap.add_argument("--write", help="write the markdown table to this file")
+    ap.add_argument("--only", help="time only the workloads whose name contains this (nothing is written)")
     opts = ap.parse_args()
+    if opts.only:
+        opts.write = None
 
     apu, cpu = jax.devices("apu")[0], jax.devices("cpu")[0]
     r = np.random.default_rng(0)
     budget = 0.2 if opts.quick else 1.0
     rows = []
     for name, fn, args in workloads(r, opts.quick):
+        if opts.only and opts.only not in name:
+            continue
         jitted = jax.jit(fn)
         on = {d.platform: jax.device_put(args, d) for d in (apu, cpu)}
         a = jax.tree_util.tree_leaves(block(jitted(*on["apu"])))
@@ -154,6 +159,8 @@ def main():
         rows.append((name, t_apu, t_cpu))
         print(f"{name:36s} apu {fmt(t_apu):>10s}   XLA:CPU {fmt(t_cpu):>10s}   ratio {t_apu / t_cpu:6.2f}", flush=True)
 
+    if opts.only and opts.only not in "compile time, MLP gradient":
+        return 0
     params, x, y = mlp_inputs(np.random.default_rng(1))
     grad = jax.grad(mlp_loss)
     # A fresh function object per backend so that JAX's caches do not serve the second compile.

@@ -7,6 +7,26 @@ use apu_runtime::exec::{Options, Program};
 use apu_runtime::Tensor;
 use std::time::Instant;
 
+/// CPU seconds used by this process so far (all threads): on a loaded machine the CPU time of a
+/// one-thread run is a steadier measure of a kernel than its wall time.
+fn process_cpu_seconds() -> f64 {
+    #[repr(C)]
+    struct Timespec {
+        sec: i64,
+        nsec: i64,
+    }
+    extern "C" {
+        fn clock_gettime(clock: i32, ts: *mut Timespec) -> i32;
+    }
+    const CLOCK_PROCESS_CPUTIME_ID: i32 = 2;
+    let mut ts = Timespec { sec: 0, nsec: 0 };
+    // SAFETY: clock_gettime writes one timespec; `ts` is a valid, exclusive one.
+    if unsafe { clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &mut ts) } != 0 {
+        return f64::NAN;
+    }
+    ts.sec as f64 + ts.nsec as f64 * 1e-9
+}
+
 fn f32_tensor(shape: &[i64], n: usize) -> Tensor {
     let v: Vec<u8> = (0..n).flat_map(|i| (((i * 7919) % 1000) as f32 / 500.0 - 1.0).to_le_bytes()).collect();
     Tensor::from_bytes(apu_compiler::ir::TensorType::new(shape.to_vec(), apu_compiler::ir::ElementType::F32), &v).unwrap()
@@ -22,17 +42,28 @@ fn bench(name: &str, text: &str, args: &[Tensor], threads: usize) {
     let options = Options { threads, ..Options::from_env() };
     let p = Program::compile_with(&module, &options).unwrap();
     p.run(args).unwrap();
-    let mut times: Vec<f64> = (0..5)
+    // APU_BENCH_RUNS: more timed runs (e.g. for a profiler); the median is printed.
+    let runs = std::env::var("APU_BENCH_RUNS").ok().and_then(|v| v.parse::<usize>().ok()).unwrap_or(5).max(1);
+    let mut cpu: Vec<f64> = Vec::with_capacity(runs);
+    let mut times: Vec<f64> = (0..runs)
         .map(|_| {
+            let c = process_cpu_seconds();
             let t = Instant::now();
             let out = p.run(args).unwrap();
             let dt = t.elapsed().as_secs_f64();
+            cpu.push(process_cpu_seconds() - c);
             drop(out);
             dt
         })
         .collect();
     times.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    println!("{name:<28} {threads}T {:>12.1} us   [{}]", times[2] * 1e6, p.plan().map_or("interp".into(), |p| p.summary()));
+    cpu.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    println!(
+        "{name:<28} {threads}T {:>12.1} us  (cpu {:>10.1} us)   [{}]",
+        times[runs / 2] * 1e6,
+        cpu[runs / 2] * 1e6,
+        p.plan().map_or("interp".into(), |p| p.summary())
+    );
 }
 
 fn chain(n: usize) -> String {
@@ -52,7 +83,12 @@ fn chain(n: usize) -> String {
 }
 
 fn main() {
-    for threads in [1, 2] {
+    // APU_BENCH_THREADS=2: only that thread count (default: 1 and 2).
+    let counts: Vec<usize> = match std::env::var("APU_BENCH_THREADS").ok().and_then(|v| v.parse().ok()) {
+        Some(n) => vec![n],
+        None => vec![1, 2],
+    };
+    for threads in counts {
         bench(
             "loop 1000 steps f32[128]",
             "func.func public @main(%x: tensor<128xf32>) -> tensor<128xf32> {

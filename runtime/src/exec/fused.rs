@@ -11,10 +11,15 @@ pub const CHUNK: usize = 256;
 
 /// Vector extensions the kernels are compiled for, picked at run time.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum CpuLevel {
+pub(crate) enum CpuLevel {
     Avx512,
     Avx2,
     Baseline,
+}
+
+/// The vector extensions this process uses (detected once; `APU_CPU_LEVEL` may force a lower one).
+pub(crate) fn cpu_level() -> CpuLevel {
+    *CPU_LEVEL
 }
 
 static CPU_LEVEL: once_cell::sync::Lazy<CpuLevel> = once_cell::sync::Lazy::new(|| {
@@ -54,9 +59,57 @@ pub enum Buf {
     Pred(Vec<u8>),
 }
 
-thread_local! {
-    static SPARE_REGISTERS: std::cell::RefCell<Vec<Buf>> = const { std::cell::RefCell::new(Vec::new()) };
+/// An operand of an instruction: a register, or the input itself when a load would only have
+/// copied a contiguous run of it (reading in place saves that copy).
+#[derive(Clone, Copy)]
+enum Src<'a> {
+    F32(&'a [f32]),
+    F64(&'a [f64]),
+    S32(&'a [i32]),
+    S64(&'a [i64]),
+    U32(&'a [u32]),
+    U64(&'a [u64]),
+    Pred(&'a [u8]),
 }
+
+impl<'a> Src<'a> {
+    fn of(b: &'a Buf) -> Src<'a> {
+        match b {
+            Buf::F32(v) => Src::F32(v),
+            Buf::F64(v) => Src::F64(v),
+            Buf::S32(v) => Src::S32(v),
+            Buf::S64(v) => Src::S64(v),
+            Buf::U32(v) => Src::U32(v),
+            Buf::U64(v) => Src::U64(v),
+            Buf::Pred(v) => Src::Pred(v),
+        }
+    }
+
+    /// `len` elements of type `elem` from element `index` of `p`.
+    ///
+    /// # Safety
+    /// `p` must hold that many elements of `elem`, alive and unchanged for `'a`.
+    unsafe fn raw(elem: E, p: *const u8, index: usize, len: usize) -> Src<'a> {
+        use std::slice::from_raw_parts as s;
+        match elem {
+            E::F32 => Src::F32(s((p as *const f32).add(index), len)),
+            E::F64 => Src::F64(s((p as *const f64).add(index), len)),
+            E::S32 => Src::S32(s((p as *const i32).add(index), len)),
+            E::S64 => Src::S64(s((p as *const i64).add(index), len)),
+            E::U32 => Src::U32(s((p as *const u32).add(index), len)),
+            E::U64 => Src::U64(s((p as *const u64).add(index), len)),
+            _ => Src::Pred(s(p.add(index), len)),
+        }
+    }
+}
+
+thread_local! {
+    /// Register sets of finished kernels, kept for the next kernel of the same element types.
+    static SPARE_REGISTERS: std::cell::RefCell<Vec<Vec<Buf>>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Register sets kept per thread (each is a few KiB).
+const MAX_SPARE_SETS: usize = 32;
 
 impl Buf {
     fn elem(&self) -> E {
@@ -151,6 +204,8 @@ enum Access {
 #[derive(Clone, Debug)]
 enum Step {
     Load { input: usize, access: Access },
+    /// A constant: its register is filled once per run of chunks, not per chunk.
+    Const(KScalar),
     Other,
 }
 
@@ -187,6 +242,7 @@ impl Compiled {
                     };
                     Step::Load { input: *input, access }
                 }
+                Instr::Const(k) => Step::Const(*k),
                 Instr::Unary(u, a) if !unary_supported(*u, arg(*a)?) => return Err(Error::unimplemented(format!("fused {u:?} on {elem}"))),
                 Instr::Binary(b, a, _) if !binary_supported(*b, arg(*a)?) => {
                     return Err(Error::unimplemented(format!("fused {b:?} on {elem}")))
@@ -203,79 +259,103 @@ impl Compiled {
         Ok(Compiled { expr: expr.clone(), steps, shape: shape_u, input_elems })
     }
 
+    /// `(input, offset)` when the whole expression is one contiguous load (`x[offset + i]`): a
+    /// reduce of it can then fold the input in place instead of copying it into a register first.
+    pub fn as_contiguous_load(&self) -> Option<(usize, usize)> {
+        match self.steps.as_slice() {
+            [Step::Load { input, access: Access::Contiguous(offset) }] => Some((*input, *offset)),
+            _ => None,
+        }
+    }
+
     /// Fresh registers for one thread.
     pub fn registers(&self) -> Result<Vec<Buf>> {
         self.expr.elems.iter().map(|&e| Buf::new(e)).collect()
     }
 
-    /// Runs `f` with registers for this expression, reusing this thread's spare registers (small
-    /// kernels in loops would otherwise spend most of their time allocating them).
+    /// Runs `f` with registers for this expression, reusing a spare set of this thread's with the
+    /// same element types (small kernels in loops would otherwise spend most of their time
+    /// allocating registers: a loop body runs its kernels thousands of times).
     pub fn with_registers<R>(&self, f: impl FnOnce(&mut [Buf]) -> R) -> R {
-        SPARE_REGISTERS.with(|spare| {
-            let mut regs: Vec<Buf> = {
+        let elems = &self.expr.elems;
+        let same = |set: &Vec<Buf>| set.len() == elems.len() && set.iter().zip(elems).all(|(b, &e)| b.elem() == e);
+        let mut regs: Vec<Buf> = SPARE_REGISTERS
+            .with(|spare| {
                 let mut spare = spare.borrow_mut();
-                self.expr
-                    .elems
-                    .iter()
-                    .map(|&e| match spare.iter().rposition(|b| b.elem() == e) {
-                        Some(i) => spare.swap_remove(i),
-                        None => Buf::new(e).expect("fused element types are checked at compile time"),
-                    })
-                    .collect()
-            };
-            let out = f(&mut regs);
+                let i = spare.iter().rposition(same)?;
+                Some(spare.swap_remove(i))
+            })
+            .unwrap_or_else(|| elems.iter().map(|&e| Buf::new(e).expect("fused element types are checked at compile time")).collect());
+        let out = f(&mut regs);
+        SPARE_REGISTERS.with(|spare| {
             let mut spare = spare.borrow_mut();
-            if spare.len() < 64 {
-                spare.extend(regs);
+            if spare.len() < MAX_SPARE_SETS {
+                spare.push(regs);
             }
-            out
-        })
+        });
+        out
     }
 
     /// Evaluates flat indices `start..start + len` (len <= CHUNK) into the registers; the result is
-    /// in the last register.
+    /// in the last register. `consts_ready`: these registers were used by this expression's
+    /// previous call, so its constant registers still hold their values (only step `i` writes
+    /// register `i`).
     ///
     /// # Safety
     /// `inputs[i]` must point to a buffer of `input_elems[i]` covering every index the loads reach.
-    pub unsafe fn eval(&self, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf]) {
+    pub unsafe fn eval(&self, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf], consts_ready: bool) {
         // The same body compiled for the best vector extension the CPU has (chosen once).
         match *CPU_LEVEL {
-            CpuLevel::Avx512 => self.eval_avx512(inputs, start, len, regs),
-            CpuLevel::Avx2 => self.eval_avx2(inputs, start, len, regs),
-            CpuLevel::Baseline => self.eval_body(inputs, start, len, regs),
+            CpuLevel::Avx512 => self.eval_avx512(inputs, start, len, regs, consts_ready),
+            CpuLevel::Avx2 => self.eval_avx2(inputs, start, len, regs, consts_ready),
+            CpuLevel::Baseline => self.eval_body::<fastmath::Separate>(inputs, start, len, regs, consts_ready),
         }
     }
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma,bmi2")]
-    unsafe fn eval_avx512(&self, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf]) {
-        self.eval_body(inputs, start, len, regs)
+    unsafe fn eval_avx512(&self, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf], consts_ready: bool) {
+        self.eval_body::<fastmath::Fused>(inputs, start, len, regs, consts_ready)
     }
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,fma")]
-    unsafe fn eval_avx2(&self, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf]) {
-        self.eval_body(inputs, start, len, regs)
+    unsafe fn eval_avx2(&self, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf], consts_ready: bool) {
+        self.eval_body::<fastmath::Fused>(inputs, start, len, regs, consts_ready)
     }
 
     #[cfg(not(target_arch = "x86_64"))]
-    unsafe fn eval_avx512(&self, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf]) {
-        self.eval_body(inputs, start, len, regs)
+    unsafe fn eval_avx512(&self, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf], consts_ready: bool) {
+        self.eval_body::<fastmath::Separate>(inputs, start, len, regs, consts_ready)
     }
 
     #[cfg(not(target_arch = "x86_64"))]
-    unsafe fn eval_avx2(&self, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf]) {
-        self.eval_body(inputs, start, len, regs)
+    unsafe fn eval_avx2(&self, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf], consts_ready: bool) {
+        self.eval_body::<fastmath::Separate>(inputs, start, len, regs, consts_ready)
     }
 
     #[inline(always)]
-    unsafe fn eval_body(&self, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf]) {
+    unsafe fn eval_body<M: fastmath::Madd>(&self, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf], consts_ready: bool) {
+        let last = self.steps.len() - 1;
         for (i, step) in self.steps.iter().enumerate() {
             let (lo, hi) = regs.split_at_mut(i);
             let dst = &mut hi[0];
             match step {
+                // Contiguous loads are read in place by their users (the result is always stored
+                // in the last register, which callers read).
+                Step::Load { access: Access::Contiguous(_), .. } if i != last => {}
                 Step::Load { input, access } => load(dst, inputs[*input], access, &self.shape, start, len),
-                Step::Other => compute(&self.expr.instrs[i], lo, dst, &self.shape, start, len),
+                Step::Const(_) if consts_ready => {}
+                Step::Const(k) => fill_const(*k, dst, CHUNK),
+                Step::Other => {
+                    let lo: &[Buf] = lo;
+                    let src = |r: usize| match &self.steps[r] {
+                        // SAFETY: the caller guarantees that the inputs cover every loaded index.
+                        Step::Load { input, access: Access::Contiguous(off) } => unsafe { Src::raw(self.expr.elems[r], inputs[*input], off + start, len) },
+                        _ => Src::of(&lo[r]),
+                    };
+                    compute::<M>(&self.expr.instrs[i], src, dst, &self.shape, start, len)
+                }
             }
         }
     }
@@ -532,7 +612,7 @@ impl IntBits for u64 {
 /// Converts register `src` into `dst` (a different or the same type), with the interpreter's rules:
 /// float → int truncates and saturates (NaN → 0), int → int wraps, int → float rounds once.
 #[inline(always)]
-fn convert(src: &Buf, dst: &mut Buf, n: usize) {
+fn convert(src: Src, dst: &mut Buf, n: usize) {
     macro_rules! from {
         ($a:expr, $conv_f32:expr, $conv_f64:expr, $conv_s32:expr, $conv_s64:expr, $conv_u32:expr, $conv_u64:expr) => {
             match dst {
@@ -547,18 +627,18 @@ fn convert(src: &Buf, dst: &mut Buf, n: usize) {
         };
     }
     match src {
-        Buf::F32(a) => from!(a, |x| x, |x| x as f64, |x| x as i32, |x| x as i64, |x| x as u32, |x| x as u64),
-        Buf::F64(a) => from!(a, |x| x as f32, |x| x, |x| x as i32, |x| x as i64, |x| x as u32, |x| x as u64),
-        Buf::S32(a) => from!(a, |x| x as f32, |x| x as f64, |x| x, |x| x as i64, |x| x as u32, |x| x as u64),
-        Buf::S64(a) => from!(a, |x| x as f32, |x| x as f64, |x| x as i32, |x| x, |x| x as u32, |x| x as u64),
-        Buf::U32(a) => from!(a, |x| x as f32, |x| x as f64, |x| x as i32, |x| x as i64, |x| x, |x| x as u64),
-        Buf::U64(a) => from!(a, |x| x as f32, |x| x as f64, |x| x as i32, |x| x as i64, |x| x as u32, |x| x),
-        Buf::Pred(a) => from!(a, |x| x as f32, |x| x as f64, |x| x as i32, |x| x as i64, |x| x as u32, |x| x as u64),
+        Src::F32(a) => from!(a, |x| x, |x| x as f64, |x| x as i32, |x| x as i64, |x| x as u32, |x| x as u64),
+        Src::F64(a) => from!(a, |x| x as f32, |x| x, |x| x as i32, |x| x as i64, |x| x as u32, |x| x as u64),
+        Src::S32(a) => from!(a, |x| x as f32, |x| x as f64, |x| x, |x| x as i64, |x| x as u32, |x| x as u64),
+        Src::S64(a) => from!(a, |x| x as f32, |x| x as f64, |x| x as i32, |x| x, |x| x as u32, |x| x as u64),
+        Src::U32(a) => from!(a, |x| x as f32, |x| x as f64, |x| x as i32, |x| x as i64, |x| x, |x| x as u64),
+        Src::U64(a) => from!(a, |x| x as f32, |x| x as f64, |x| x as i32, |x| x as i64, |x| x as u32, |x| x),
+        Src::Pred(a) => from!(a, |x| x as f32, |x| x as f64, |x| x as i32, |x| x as i64, |x| x as u32, |x| x as u64),
     }
 }
 
 #[inline(always)]
-fn select(p: &[u8], t: &Buf, f: &Buf, dst: &mut Buf, n: usize) {
+fn select(p: &[u8], t: Src, f: Src, dst: &mut Buf, n: usize) {
     macro_rules! sel {
         ($a:expr, $b:expr, $o:expr) => {
             for j in 0..n {
@@ -567,13 +647,13 @@ fn select(p: &[u8], t: &Buf, f: &Buf, dst: &mut Buf, n: usize) {
         };
     }
     match (t, f, dst) {
-        (Buf::F32(a), Buf::F32(b), Buf::F32(o)) => sel!(a, b, o),
-        (Buf::F64(a), Buf::F64(b), Buf::F64(o)) => sel!(a, b, o),
-        (Buf::S32(a), Buf::S32(b), Buf::S32(o)) => sel!(a, b, o),
-        (Buf::S64(a), Buf::S64(b), Buf::S64(o)) => sel!(a, b, o),
-        (Buf::U32(a), Buf::U32(b), Buf::U32(o)) => sel!(a, b, o),
-        (Buf::U64(a), Buf::U64(b), Buf::U64(o)) => sel!(a, b, o),
-        (Buf::Pred(a), Buf::Pred(b), Buf::Pred(o)) => sel!(a, b, o),
+        (Src::F32(a), Src::F32(b), Buf::F32(o)) => sel!(a, b, o),
+        (Src::F64(a), Src::F64(b), Buf::F64(o)) => sel!(a, b, o),
+        (Src::S32(a), Src::S32(b), Buf::S32(o)) => sel!(a, b, o),
+        (Src::S64(a), Src::S64(b), Buf::S64(o)) => sel!(a, b, o),
+        (Src::U32(a), Src::U32(b), Buf::U32(o)) => sel!(a, b, o),
+        (Src::U64(a), Src::U64(b), Buf::U64(o)) => sel!(a, b, o),
+        (Src::Pred(a), Src::Pred(b), Buf::Pred(o)) => sel!(a, b, o),
         _ => {}
     }
 }
@@ -614,21 +694,21 @@ fn iota(dim: usize, shape: &[usize], start: usize, n: usize, dst: &mut Buf) {
 }
 
 #[inline(always)]
-fn compute(ins: &Instr, regs: &[Buf], dst: &mut Buf, shape: &[usize], start: usize, n: usize) {
+fn compute<'r, M: fastmath::Madd>(ins: &Instr, src: impl Fn(usize) -> Src<'r>, dst: &mut Buf, shape: &[usize], start: usize, n: usize) {
     match *ins {
         Instr::Load { .. } => {}
         Instr::Const(k) => fill_const(k, dst, n),
         Instr::Iota { dim } => iota(dim, shape, start, n, dst),
-        Instr::Unary(op, a) => match (&regs[a], dst) {
-            (Buf::F32(a), Buf::F32(o)) => {
+        Instr::Unary(op, a) => match (src(a), dst) {
+            (Src::F32(a), Buf::F32(o)) => {
                 let (a, o) = (&a[..n], &mut o[..n]);
                 match op {
                     U::Negate => map1(a, o, |x| -x),
                     U::Abs => map1(a, o, f32::abs),
                     U::Sqrt => map1(a, o, f32::sqrt),
-                    U::Exponential => map1(a, o, fastmath::exp_f32),
-                    U::Tanh => map1(a, o, fastmath::tanh_f32),
-                    U::Logistic => map1(a, o, fastmath::logistic_f32),
+                    U::Exponential => map1(a, o, fastmath::exp_f32::<M>),
+                    U::Tanh => map1(a, o, fastmath::tanh_f32::<M>),
+                    U::Logistic => map1(a, o, fastmath::logistic_f32::<M>),
                     U::Rsqrt => map1(a, o, |x| (1.0 / (x as f64).sqrt()) as f32),
                     _ => {
                         let g = unary_f64(op);
@@ -636,16 +716,16 @@ fn compute(ins: &Instr, regs: &[Buf], dst: &mut Buf, shape: &[usize], start: usi
                     }
                 }
             }
-            (Buf::F32(a), Buf::Pred(o)) => map1(&a[..n], &mut o[..n], |x| x.is_finite() as u8),
-            (Buf::F64(a), Buf::Pred(o)) => map1(&a[..n], &mut o[..n], |x| x.is_finite() as u8),
-            (Buf::F64(a), Buf::F64(o)) => map1(&a[..n], &mut o[..n], unary_f64(op)),
-            (Buf::S32(a), Buf::S32(o)) => map1(&a[..n], &mut o[..n], if op == U::Negate { i32::wrapping_neg } else { i32::wrapping_abs }),
-            (Buf::S64(a), Buf::S64(o)) => map1(&a[..n], &mut o[..n], if op == U::Negate { i64::wrapping_neg } else { i64::wrapping_abs }),
-            (Buf::Pred(a), Buf::Pred(o)) => map1(&a[..n], &mut o[..n], |x| x ^ 1),
+            (Src::F32(a), Buf::Pred(o)) => map1(&a[..n], &mut o[..n], |x| x.is_finite() as u8),
+            (Src::F64(a), Buf::Pred(o)) => map1(&a[..n], &mut o[..n], |x| x.is_finite() as u8),
+            (Src::F64(a), Buf::F64(o)) => map1(&a[..n], &mut o[..n], unary_f64(op)),
+            (Src::S32(a), Buf::S32(o)) => map1(&a[..n], &mut o[..n], if op == U::Negate { i32::wrapping_neg } else { i32::wrapping_abs }),
+            (Src::S64(a), Buf::S64(o)) => map1(&a[..n], &mut o[..n], if op == U::Negate { i64::wrapping_neg } else { i64::wrapping_abs }),
+            (Src::Pred(a), Buf::Pred(o)) => map1(&a[..n], &mut o[..n], |x| x ^ 1),
             _ => {}
         },
-        Instr::Binary(op, a, b) => match (&regs[a], &regs[b], dst) {
-            (Buf::F32(a), Buf::F32(b), Buf::F32(o)) => {
+        Instr::Binary(op, a, b) => match (src(a), src(b), dst) {
+            (Src::F32(a), Src::F32(b), Buf::F32(o)) => {
                 let (a, b, o) = (&a[..n], &b[..n], &mut o[..n]);
                 match op {
                     B::Add => map2(a, b, o, |x, y| x + y),
@@ -660,12 +740,12 @@ fn compute(ins: &Instr, regs: &[Buf], dst: &mut Buf, shape: &[usize], start: usi
                     }
                 }
             }
-            (Buf::F64(a), Buf::F64(b), Buf::F64(o)) => map2(&a[..n], &b[..n], &mut o[..n], binary_f64(op)),
-            (Buf::S32(a), Buf::S32(b), Buf::S32(o)) => int_binary!(op, &a[..n], &b[..n], &mut o[..n], i32),
-            (Buf::S64(a), Buf::S64(b), Buf::S64(o)) => int_binary!(op, &a[..n], &b[..n], &mut o[..n], i64),
-            (Buf::U32(a), Buf::U32(b), Buf::U32(o)) => int_binary!(op, &a[..n], &b[..n], &mut o[..n], u32),
-            (Buf::U64(a), Buf::U64(b), Buf::U64(o)) => int_binary!(op, &a[..n], &b[..n], &mut o[..n], u64),
-            (Buf::Pred(a), Buf::Pred(b), Buf::Pred(o)) => match op {
+            (Src::F64(a), Src::F64(b), Buf::F64(o)) => map2(&a[..n], &b[..n], &mut o[..n], binary_f64(op)),
+            (Src::S32(a), Src::S32(b), Buf::S32(o)) => int_binary!(op, &a[..n], &b[..n], &mut o[..n], i32),
+            (Src::S64(a), Src::S64(b), Buf::S64(o)) => int_binary!(op, &a[..n], &b[..n], &mut o[..n], i64),
+            (Src::U32(a), Src::U32(b), Buf::U32(o)) => int_binary!(op, &a[..n], &b[..n], &mut o[..n], u32),
+            (Src::U64(a), Src::U64(b), Buf::U64(o)) => int_binary!(op, &a[..n], &b[..n], &mut o[..n], u64),
+            (Src::Pred(a), Src::Pred(b), Buf::Pred(o)) => match op {
                 B::And => map2(&a[..n], &b[..n], &mut o[..n], |x, y| x & y),
                 B::Or => map2(&a[..n], &b[..n], &mut o[..n], |x, y| x | y),
                 _ => map2(&a[..n], &b[..n], &mut o[..n], |x, y| x ^ y),
@@ -675,19 +755,19 @@ fn compute(ins: &Instr, regs: &[Buf], dst: &mut Buf, shape: &[usize], start: usi
         Instr::Compare(d, _, a, b) => {
             let Buf::Pred(o) = dst else { return };
             let o = &mut o[..n];
-            match (&regs[a], &regs[b]) {
-                (Buf::F32(a), Buf::F32(b)) => map2(&a[..n], &b[..n], o, cmp(d)),
-                (Buf::F64(a), Buf::F64(b)) => map2(&a[..n], &b[..n], o, cmp(d)),
-                (Buf::S32(a), Buf::S32(b)) => map2(&a[..n], &b[..n], o, cmp(d)),
-                (Buf::S64(a), Buf::S64(b)) => map2(&a[..n], &b[..n], o, cmp(d)),
-                (Buf::U32(a), Buf::U32(b)) => map2(&a[..n], &b[..n], o, cmp(d)),
-                (Buf::U64(a), Buf::U64(b)) => map2(&a[..n], &b[..n], o, cmp(d)),
+            match (src(a), src(b)) {
+                (Src::F32(a), Src::F32(b)) => map2(&a[..n], &b[..n], o, cmp(d)),
+                (Src::F64(a), Src::F64(b)) => map2(&a[..n], &b[..n], o, cmp(d)),
+                (Src::S32(a), Src::S32(b)) => map2(&a[..n], &b[..n], o, cmp(d)),
+                (Src::S64(a), Src::S64(b)) => map2(&a[..n], &b[..n], o, cmp(d)),
+                (Src::U32(a), Src::U32(b)) => map2(&a[..n], &b[..n], o, cmp(d)),
+                (Src::U64(a), Src::U64(b)) => map2(&a[..n], &b[..n], o, cmp(d)),
                 _ => {}
             }
         }
         Instr::Select(p, t, f) => {
-            if let Buf::Pred(p) = &regs[p] {
-                select(p, &regs[t], &regs[f], dst, n)
+            if let Src::Pred(p) = src(p) {
+                select(p, src(t), src(f), dst, n)
             }
         }
         Instr::Clamp(lo, x, hi) => {
@@ -698,17 +778,17 @@ fn compute(ins: &Instr, regs: &[Buf], dst: &mut Buf, shape: &[usize], start: usi
                     }
                 };
             }
-            match (&regs[lo], &regs[x], &regs[hi], dst) {
-                (Buf::F32(l), Buf::F32(x), Buf::F32(h), Buf::F32(o)) => clamp!(l, x, h, o, max_f32, min_f32),
-                (Buf::F64(l), Buf::F64(x), Buf::F64(h), Buf::F64(o)) => clamp!(l, x, h, o, max_f64, min_f64),
-                (Buf::S32(l), Buf::S32(x), Buf::S32(h), Buf::S32(o)) => clamp!(l, x, h, o, i32::max, i32::min),
-                (Buf::S64(l), Buf::S64(x), Buf::S64(h), Buf::S64(o)) => clamp!(l, x, h, o, i64::max, i64::min),
-                (Buf::U32(l), Buf::U32(x), Buf::U32(h), Buf::U32(o)) => clamp!(l, x, h, o, u32::max, u32::min),
-                (Buf::U64(l), Buf::U64(x), Buf::U64(h), Buf::U64(o)) => clamp!(l, x, h, o, u64::max, u64::min),
+            match (src(lo), src(x), src(hi), dst) {
+                (Src::F32(l), Src::F32(x), Src::F32(h), Buf::F32(o)) => clamp!(l, x, h, o, max_f32, min_f32),
+                (Src::F64(l), Src::F64(x), Src::F64(h), Buf::F64(o)) => clamp!(l, x, h, o, max_f64, min_f64),
+                (Src::S32(l), Src::S32(x), Src::S32(h), Buf::S32(o)) => clamp!(l, x, h, o, i32::max, i32::min),
+                (Src::S64(l), Src::S64(x), Src::S64(h), Buf::S64(o)) => clamp!(l, x, h, o, i64::max, i64::min),
+                (Src::U32(l), Src::U32(x), Src::U32(h), Buf::U32(o)) => clamp!(l, x, h, o, u32::max, u32::min),
+                (Src::U64(l), Src::U64(x), Src::U64(h), Buf::U64(o)) => clamp!(l, x, h, o, u64::max, u64::min),
                 _ => {}
             }
         }
-        Instr::Convert(a) => convert(&regs[a], dst, n),
+        Instr::Convert(a) => convert(src(a), dst, n),
     }
 }
 

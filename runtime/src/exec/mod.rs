@@ -8,6 +8,7 @@
 mod conv;
 mod dynamic_slice;
 mod fastmath;
+mod fold;
 pub mod fused;
 mod gemm;
 mod reduce;
@@ -26,6 +27,7 @@ use workers::Workers;
 
 /// A raw buffer pointer handed to worker threads; kernels write disjoint ranges.
 #[derive(Clone, Copy)]
+#[repr(transparent)]
 pub struct Ptr(pub *const u8);
 unsafe impl Send for Ptr {}
 unsafe impl Sync for Ptr {}
@@ -33,6 +35,12 @@ impl Ptr {
     /// The pointer (a method, so closures capture the whole `Ptr`, which is `Sync`).
     pub fn get(self) -> *const u8 {
         self.0
+    }
+
+    /// The raw pointers of a list (without copying it into a new vector).
+    pub fn raw(list: &[Ptr]) -> &[*const u8] {
+        // SAFETY: `Ptr` is a transparent wrapper of `*const u8`, so the two slices have one layout.
+        unsafe { std::slice::from_raw_parts(list.as_ptr() as *const *const u8, list.len()) }
     }
 }
 
@@ -378,24 +386,25 @@ impl Executable {
                 let buf = match out {
                     Some(b) => b,
                     None => {
-                        let inputs = k.inputs.iter().map(|&i| Self::slot_ptr(slots, i)).collect::<Result<Vec<_>>>()?;
+                        let inputs = Args::of(slots, &k.inputs)?;
                         let mut buf = take_buffer(pool, len);
                         let p = Ptr(buf.as_mut_ptr());
-                        self.elementwise(ex, &inputs, p, n, esize);
+                        self.elementwise(ex, inputs.as_slice(), p, n, esize);
                         buf
                     }
                 };
                 slots[k.out] = Some(Arc::new(buf));
             }
             (StepKind::Reduce(k), Prepared::Expr(ex)) => {
-                let inputs = k.inputs.iter().map(|&i| Self::slot_ptr(slots, i)).collect::<Result<Vec<_>>>()?;
+                let inputs = Args::of(slots, &k.inputs)?;
+                let inputs = inputs.as_slice();
                 let init = match &k.init {
                     Operand::Const(c) => *c,
                     Operand::Slot(s) => read_scalar(k.elem, Self::slot_ptr(slots, *s)?),
                 };
                 let mut buf = take_buffer(pool, plan.slots[k.out].byte_size());
                 // SAFETY: the lowering sized every input and the output for this kernel.
-                unsafe { reduce::run(ex, k.elem, k.combiner, k.layout, &inputs, init, buf.as_mut_ptr(), &self.workers) };
+                unsafe { reduce::run(ex, k.elem, k.combiner, k.layout, inputs, init, buf.as_mut_ptr(), &self.workers) };
                 slots[k.out] = Some(Arc::new(buf));
             }
             (StepKind::Dot(d), _) => {
@@ -489,7 +498,7 @@ impl Executable {
         let cost = ex.expr.instrs.len().max(1);
         self.workers.for_ranges(n, CHUNK, cost, &|r| {
             ex.with_registers(|regs| {
-                let ptrs: Vec<*const u8> = inputs.iter().map(|p| p.get()).collect();
+                let ptrs = Ptr::raw(inputs);
                 let last = regs.len() - 1;
                 let mut start = r.start;
                 while start < r.end {
@@ -497,13 +506,41 @@ impl Executable {
                     // SAFETY: inputs cover the loads (checked by the lowering's shapes) and the output
                     // holds n elements; ranges of different threads are disjoint.
                     unsafe {
-                        ex.eval(&ptrs, start, len, regs);
+                        ex.eval(ptrs, start, len, regs, start != r.start);
                         fused::store(&regs[last], (out.get() as *mut u8).add(start * esize), len);
                     }
                     start += len;
                 }
             });
         });
+    }
+}
+
+/// The input pointers of a kernel call: on the stack for the usual few inputs (a heap vector per
+/// call shows in loops that run small kernels thousands of times).
+enum Args {
+    Inline([Ptr; 8], usize),
+    Heap(Vec<Ptr>),
+}
+
+impl Args {
+    fn of(slots: &Slots, ids: &[usize]) -> Result<Args> {
+        if ids.len() <= 8 {
+            let mut a = [Ptr(std::ptr::null()); 8];
+            for (d, &s) in a.iter_mut().zip(ids) {
+                *d = Executable::slot_ptr(slots, s)?;
+            }
+            Ok(Args::Inline(a, ids.len()))
+        } else {
+            Ok(Args::Heap(ids.iter().map(|&s| Executable::slot_ptr(slots, s)).collect::<Result<Vec<_>>>()?))
+        }
+    }
+
+    fn as_slice(&self) -> &[Ptr] {
+        match self {
+            Args::Inline(a, n) => &a[..*n],
+            Args::Heap(v) => v,
+        }
     }
 }
 

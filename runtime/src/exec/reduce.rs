@@ -1,7 +1,7 @@
 //! Reduce kernels: an elementwise expression over the input's index space folded along trailing
-//! axes (rows, including "all axes") or leading axes (columns), with 8 independent accumulators
-//! so the fold vectorises.
+//! axes (rows, including "all axes") or leading axes (columns); the inner loops are in `fold`.
 
+use super::fold::{self, Lanes};
 use super::fused::{self, Buf, Compiled, CHUNK};
 use super::workers::Workers;
 use super::Ptr;
@@ -53,35 +53,27 @@ struct Fold<T, F: Fn(T, T) -> T> {
 
 /// Folds flat indices `range` of the expression into one value (without the init).
 unsafe fn fold_range<T: Elem, F: Fn(T, T) -> T>(ex: &Compiled, inputs: &[*const u8], range: std::ops::Range<usize>, fold: &Fold<T, F>) -> T {
-    ex.with_registers(|regs| fold_range_in(ex, inputs, range, fold, regs))
-}
-
-unsafe fn fold_range_in<T: Elem, F: Fn(T, T) -> T>(
-    ex: &Compiled,
-    inputs: &[*const u8],
-    range: std::ops::Range<usize>,
-    fold: &Fold<T, F>,
-    regs: &mut [Buf],
-) -> T {
-    let mut lanes = [fold.id; 8];
-    let last = regs.len() - 1;
-    let mut start = range.start;
-    while start < range.end {
-        let len = CHUNK.min(range.end - start);
-        ex.eval(inputs, start, len, regs);
-        let v = &T::slice(&regs[last])[..len];
-        let mut blocks = v.chunks_exact(8);
-        for b in &mut blocks {
-            for l in 0..8 {
-                lanes[l] = (fold.f)(lanes[l], b[l]);
-            }
-        }
-        for &x in blocks.remainder() {
-            lanes[0] = (fold.f)(lanes[0], x);
-        }
-        start += len;
+    let mut lanes = Lanes::new(fold.id);
+    if range.is_empty() {
+        return fold.id;
     }
-    lanes.iter().fold(fold.id, |a, &b| (fold.f)(a, b))
+    if let Some((input, offset)) = ex.as_contiguous_load() {
+        // A plain reduce of an input: fold it where it is.
+        let v = std::slice::from_raw_parts((inputs[input] as *const T).add(offset + range.start), range.len());
+        fold::fold(&mut lanes, v, &fold.f);
+    } else {
+        ex.with_registers(|regs| {
+            let last = regs.len() - 1;
+            let mut start = range.start;
+            while start < range.end {
+                let len = CHUNK.min(range.end - start);
+                ex.eval(inputs, start, len, regs, start != range.start);
+                fold::fold(&mut lanes, &T::slice(&regs[last])[..len], &fold.f);
+                start += len;
+            }
+        });
+    }
+    lanes.finish(&fold.f)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -145,11 +137,8 @@ unsafe fn columns<T: Elem, F: Fn(T, T) -> T + Sync>(
                 let mut j = cols.start;
                 while j < cols.end {
                     let len = CHUNK.min(cols.end - j);
-                    ex.eval(ptrs.get(), base + i * inner + j, len, regs);
-                    let v = &T::slice(&regs[last])[..len];
-                    for (a, &x) in acc[j - cols.start..j - cols.start + len].iter_mut().zip(v) {
-                        *a = (fold.f)(*a, x);
-                    }
+                    ex.eval(ptrs.get(), base + i * inner + j, len, regs, i > 0 || j > cols.start);
+                    fold::combine(&mut acc[j - cols.start..j - cols.start + len], &T::slice(&regs[last])[..len], &fold.f);
                     j += len;
                 }
             }
