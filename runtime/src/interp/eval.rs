@@ -415,6 +415,10 @@ impl<'m> Interpreter<'m> {
             K::CustomCall { call_target_name, .. } if super::support::is_sink_custom_call(call_target_name) && op.results.is_empty() => {
                 Ok(Vec::new())
             }
+            K::CustomCall { call_target_name, .. } if super::qr::is_qr_custom_call(call_target_name) => {
+                let results = super::qr::eval(call_target_name, &all_dense(0..operands.len())?, &result_types()?)?;
+                Ok(results.into_iter().map(Value::tensor).collect())
+            }
             K::CustomCall { call_target_name, .. } => {
                 Err(Error::unimplemented(format!("custom_call target \"{call_target_name}\"")))
             }

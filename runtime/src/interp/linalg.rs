@@ -12,7 +12,7 @@ fn is_supported(d: &Dense) -> bool {
     matches!(d.elem().real_part(), apu_compiler::ir::ElementType::F32 | apu_compiler::ir::ElementType::F64)
 }
 
-fn complex_values(d: &Dense) -> Vec<C64> {
+pub(super) fn complex_values(d: &Dense) -> Vec<C64> {
     (0..d.data.len())
         .map(|k| match d.data.get(k) {
             Scalar::Complex(re, im) => C64::new(re, im),
@@ -21,13 +21,13 @@ fn complex_values(d: &Dense) -> Vec<C64> {
         .collect()
 }
 
-fn store(ty: &TensorType, v: Vec<C64>) -> Result<Dense> {
+pub(super) fn store(ty: &TensorType, v: Vec<C64>) -> Result<Dense> {
     let complex = ty.elem.is_complex();
     let values = v.into_iter().map(|z| if complex { Scalar::Complex(z.re, z.im) } else { Scalar::Float(z.re) });
     Dense::new(ty.clone(), Array::from_scalars(ty.elem, values)?)
 }
 
-fn conj(z: C64) -> C64 {
+pub(super) fn conj(z: C64) -> C64 {
     C64::new(z.re, -z.im)
 }
 

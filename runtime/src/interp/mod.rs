@@ -44,6 +44,7 @@ pub mod index;
 pub mod linalg;
 pub mod norm;
 pub mod numeric;
+pub mod qr;
 pub mod random;
 pub mod reduce;
 pub mod rng;

@@ -62,6 +62,20 @@ fn result_elem(f: &Function, op: &Op, i: usize) -> Option<apu_compiler::ir::Elem
     f.values.get(op.results.get(i)?.index())?.as_tensor().map(|t| t.elem)
 }
 
+/// The tensor types of `values`, or an error naming the first one that is not a tensor.
+fn tensor_types<'f>(f: &'f Function, values: &[apu_compiler::ir::ValueId], what: &str) -> Result<Vec<&'f apu_compiler::ir::TensorType>> {
+    values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            f.values
+                .get(v.index())
+                .and_then(|t| t.as_tensor())
+                .ok_or_else(|| Error::invalid(format!("{what} {i} is not a tensor")))
+        })
+        .collect()
+}
+
 fn check_op(f: &Function, op: &Op) -> Result<()> {
     check_types(f, op)?;
     use OpKind as K;
@@ -107,6 +121,11 @@ fn check_op(f: &Function, op: &Op) -> Result<()> {
         },
         K::CustomCall { call_target_name, .. } if is_identity_custom_call(call_target_name) => Ok(()),
         K::CustomCall { call_target_name, .. } if is_sink_custom_call(call_target_name) && op.results.is_empty() => Ok(()),
+        K::CustomCall { call_target_name, .. } if super::qr::is_qr_custom_call(call_target_name) => {
+            let operands = tensor_types(f, &op.operands, "operand")?;
+            let results = tensor_types(f, &op.results, "result")?;
+            super::qr::check(call_target_name, &operands, &results)
+        }
         K::CustomCall { call_target_name, .. } => {
             Err(Error::unimplemented(format!("custom_call target \"{call_target_name}\"")))
         }

@@ -1,0 +1,77 @@
+"""Linear algebra that JAX lowers to custom calls on plug-in platforms: QR (`Qr` and
+`ProductOfElementaryHouseholderReflectors`), against CPU's LAPACK results and the factorisation's own
+properties."""
+
+import numpy as np
+import pytest
+
+import jax
+import jax.numpy as jnp
+
+from helpers import assert_matches_cpu, run_jitted
+
+rng = np.random.default_rng(23)
+
+SHAPES = [(4, 3), (3, 4), (5, 5), (1, 1), (2, 3, 4, 2), (0, 3), (3, 0), (0, 2, 2)]
+
+
+def sample(shape, dtype):
+    x = rng.standard_normal(shape)
+    if np.dtype(dtype).kind == "c":
+        x = x + 1j * rng.standard_normal(shape)
+    return x.astype(dtype)
+
+
+def check_factorisation(x, q, r, tol):
+    """Q R = x, Q has orthonormal columns, R is upper triangular."""
+    x64 = x.astype(np.complex128)
+    np.testing.assert_allclose(q.astype(np.complex128) @ r.astype(np.complex128), x64, rtol=tol, atol=tol)
+    k = q.shape[-1]
+    qhq = np.conj(np.swapaxes(q, -1, -2)).astype(np.complex128) @ q.astype(np.complex128)
+    np.testing.assert_allclose(qhq, np.broadcast_to(np.eye(k), qhq.shape), atol=tol)
+    assert np.all(np.tril(r, -1) == 0)
+
+
+def qr_matches_cpu(dev, cpu, shape, dtype, mode, tol):
+    x = sample(shape, dtype)
+    q, r = assert_matches_cpu(lambda a: jnp.linalg.qr(a, mode=mode), (x,), dev, cpu, "accumulate")
+    check_factorisation(x, q, r, tol)
+
+
+@pytest.mark.parametrize("mode", ["reduced", "complete"])
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64], ids=lambda d: np.dtype(d).name)
+def test_qr_matches_cpu(dev, cpu, dtype, shape, mode):
+    # Same Householder sign conventions as LAPACK, so Q and R agree with CPU directly (no sign fix-up).
+    qr_matches_cpu(dev, cpu, shape, dtype, mode, 1e-5)
+
+
+@pytest.mark.parametrize("shape", [(6, 4), (4, 6), (3, 5, 5)], ids=str)
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128], ids=lambda d: np.dtype(d).name)
+def test_qr_matches_cpu_x64(dev, cpu, dtype, shape):
+    with jax.enable_x64(True):
+        qr_matches_cpu(dev, cpu, shape, dtype, "reduced", 1e-12)
+
+
+def test_qr_r_only(dev, cpu):
+    x = sample((5, 3), np.float32)
+    (r,) = assert_matches_cpu(lambda a: jnp.linalg.qr(a, mode="r"), (x,), dev, cpu, "accumulate")
+    assert r.shape == (3, 3) and np.all(np.tril(r, -1) == 0)
+
+
+def test_qr_gradient(dev, cpu):
+    # The JVP of QR reuses Q and R with triangular solves and matmuls.
+    x = sample((4, 3), np.float32)
+    fn = jax.grad(lambda a: jnp.sum(jnp.linalg.qr(a)[0] ** 3) + jnp.sum(jnp.linalg.qr(a)[1]))
+    assert_matches_cpu(fn, (x,), dev, cpu, "accumulate")
+
+
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (4, 4), (2, 6, 2)], ids=str)
+def test_orthogonal_initializer(dev, cpu, shape):
+    key = np.asarray(jax.random.PRNGKey(7))
+    init = jax.nn.initializers.orthogonal()
+    (w,) = assert_matches_cpu(lambda k: init(k, shape, jnp.float32), (key,), dev, cpu, "accumulate")
+    # Rows or columns (whichever are fewer) of each matrix over the last axis are orthonormal.
+    flat = w.reshape(-1, shape[-1]).astype(np.float64)
+    small = flat @ flat.T if flat.shape[0] <= flat.shape[1] else flat.T @ flat
+    np.testing.assert_allclose(small, np.eye(small.shape[0]), atol=1e-5)
