@@ -108,3 +108,13 @@ pub fn register(device_type: &CStr) -> Result<(), String> {
         Err(status.message())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    /// Outside TensorFlow (here: the test binary) registration reports why it cannot, without panicking.
+    #[test]
+    fn registration_outside_tensorflow_is_a_reported_error() {
+        let err = super::register(c"APU").expect_err("no TensorFlow in a cargo test process");
+        assert!(err.contains("does not export"), "{err}");
+    }
+}
