@@ -92,7 +92,8 @@ def test_keras_training_next_pluggable_device(run_script):
             assert "No JIT device registered for APU" in err, err
 
     # With it, jit_compile=True and "auto" run the whole step as one PJRT program on APU. Only APU runs
-    # here: TensorFlow 2.18's own CPU jit crashes under this flag; the CPU reference is the run above.
+    # here: TensorFlow 2.18.1's own CPU jit segfaults under this flag (also without apu installed); the
+    # CPU reference is the run above.
     jit_run = run_script(
         "keras_training.py",
         {
