@@ -320,6 +320,7 @@ typedef TF_KernelBuilder* (*TF_NewKernelBuilder_Fn)(const char* op_name, const c
 typedef void (*TF_KernelBuilder_TypeConstraint_Fn)(TF_KernelBuilder* builder, const char* attr_name,
                                                    TF_DataType type, TF_Status* status);
 typedef void (*TF_KernelBuilder_HostMemory_Fn)(TF_KernelBuilder* builder, const char* arg_name);
+typedef void (*TF_KernelBuilder_Priority_Fn)(TF_KernelBuilder* builder, int32_t priority_number);
 typedef void (*TF_RegisterKernelBuilder_Fn)(const char* kernel_name, TF_KernelBuilder* builder,
                                             TF_Status* status);
 typedef void (*TF_DeleteKernelBuilder_Fn)(TF_KernelBuilder* builder);
@@ -348,6 +349,7 @@ typedef void (*TF_GetInput_Fn)(TF_OpKernelContext* ctx, int i, TF_Tensor** tenso
 typedef TF_DataType (*TF_ExpectedOutputDataType_Fn)(TF_OpKernelContext* ctx, int i);
 typedef TF_Tensor* (*TF_AllocateOutput_Fn)(TF_OpKernelContext* ctx, int index, TF_DataType dtype,
                                            const int64_t* dims, int num_dims, size_t len, TF_Status* status);
+typedef void (*TF_SetOutput_Fn)(TF_OpKernelContext* ctx, int i, const TF_Tensor* tensor, TF_Status* status);
 typedef void (*TF_OpKernelContext_Failure_Fn)(TF_OpKernelContext* ctx, TF_Status* status);
 typedef SP_Stream (*TF_GetStream_Fn)(TF_OpKernelContext* ctx, TF_Status* status);
 

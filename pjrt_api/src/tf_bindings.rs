@@ -821,6 +821,9 @@ pub type TF_KernelBuilder_TypeConstraint_Fn = ::std::option::Option<
 pub type TF_KernelBuilder_HostMemory_Fn = ::std::option::Option<
     unsafe extern "C" fn(builder: *mut TF_KernelBuilder, arg_name: *const ::std::os::raw::c_char),
 >;
+pub type TF_KernelBuilder_Priority_Fn = ::std::option::Option<
+    unsafe extern "C" fn(builder: *mut TF_KernelBuilder, priority_number: i32),
+>;
 pub type TF_RegisterKernelBuilder_Fn = ::std::option::Option<
     unsafe extern "C" fn(
         kernel_name: *const ::std::os::raw::c_char,
@@ -909,6 +912,14 @@ pub type TF_AllocateOutput_Fn = ::std::option::Option<
         len: usize,
         status: *mut TF_Status,
     ) -> *mut TF_Tensor,
+>;
+pub type TF_SetOutput_Fn = ::std::option::Option<
+    unsafe extern "C" fn(
+        ctx: *mut TF_OpKernelContext,
+        i: ::std::os::raw::c_int,
+        tensor: *const TF_Tensor,
+        status: *mut TF_Status,
+    ),
 >;
 pub type TF_OpKernelContext_Failure_Fn = ::std::option::Option<
     unsafe extern "C" fn(ctx: *mut TF_OpKernelContext, status: *mut TF_Status),

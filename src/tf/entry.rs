@@ -28,15 +28,22 @@ pub unsafe extern "C" fn TFNPD_InitPlugin(params: *mut c::TFNPD_PluginParams, _s
     })
 }
 
-/// Kernel registration: apu's kernels on `APU` in PD mode; none in NPD mode (there every op is compiled
-/// through PJRT).
+/// Kernel registration: apu's kernels on `APU` in PD mode. In NPD mode every op is compiled through
+/// PJRT, except one host-memory identity that keeps int32 constants correct (`npd::eager_const`).
 #[no_mangle]
 pub extern "C" fn TF_InitKernel() {
     let r = catch_unwind(|| {
         let cfg = config::get();
-        if cfg.mode == Mode::Pluggable {
-            let n = super::kernels::registry::register_all(config::DEVICE_TYPE);
-            eprintln!("apu: registered {n} TensorFlow kernels on {}", config::DEVICE_TYPE);
+        match cfg.mode {
+            Mode::Pluggable => {
+                let n = super::kernels::registry::register_all(config::DEVICE_TYPE);
+                eprintln!("apu: registered {n} TensorFlow kernels on {}", config::DEVICE_TYPE);
+            }
+            Mode::NextPluggable => {
+                if let Err(e) = super::npd::eager_const::register(c"APU") {
+                    eprintln!("apu: registering the host-memory _EagerConst kernel failed ({e}); int32 constants made on APU will be wrong");
+                }
+            }
         }
     });
     if r.is_err() {

@@ -44,16 +44,18 @@ class Run:
         return next((l for l in self.stderr.splitlines() if "apu: TensorFlow device mode:" in l), None)
 
 
+def run_in_fresh_interpreter(name, env=None, timeout=600):
+    """Runs one of the scripts beside this file in a fresh interpreter with extra environment (the
+    device switch and XLA flags of this process are not inherited)."""
+    full_env = {k: v for k, v in os.environ.items() if k not in ("APU_ENABLE_NEXTPLUGGABLE_DEVICE", "TF_XLA_FLAGS")}
+    full_env.update(env or {})
+    proc = subprocess.run(
+        [sys.executable, str(HERE / name)], env=full_env, capture_output=True, text=True, timeout=timeout
+    )
+    return Run(proc)
+
+
 @pytest.fixture
 def run_script():
-    """Runs one of the scripts beside this file in a fresh interpreter with extra environment."""
-
-    def run(name, env=None, timeout=600):
-        full_env = {k: v for k, v in os.environ.items() if k not in ("APU_ENABLE_NEXTPLUGGABLE_DEVICE", "TF_XLA_FLAGS")}
-        full_env.update(env or {})
-        proc = subprocess.run(
-            [sys.executable, str(HERE / name)], env=full_env, capture_output=True, text=True, timeout=timeout
-        )
-        return Run(proc)
-
-    return run
+    """`run_in_fresh_interpreter`, as a fixture."""
+    return run_in_fresh_interpreter

@@ -4,6 +4,7 @@ Dense(16, relu) -> Dense(4) logits, softmax cross-entropy on one-hot labels, ful
 train_on_batch (which resets the loss tracker, so each value is that step's loss), for each optimizer and jit_compile setting. For every run the report holds the
 per-step losses, the devices of the variables and of an eager forward pass, and the final weights.
 Placement logging is on, so the caller can also read which device each op of the training step used.
+APU_KERAS_OPTIMIZERS, APU_KERAS_JIT and APU_KERAS_DEVICES (comma-separated) narrow what runs.
 """
 import json
 import os
@@ -15,6 +16,7 @@ import tensorflow as tf  # TensorFlow registers the plug-in devices here.
 STEPS = 5
 JIT_SETTINGS = os.environ.get("APU_KERAS_JIT", "false,true,auto").split(",")
 OPTIMIZERS = os.environ.get("APU_KERAS_OPTIMIZERS", "sgd,adam").split(",")
+DEVICES = os.environ.get("APU_KERAS_DEVICES", "/CPU:0,/APU:0").split(",")
 
 rng = np.random.default_rng(20260522)
 X = rng.normal(size=(32, 8)).astype(np.float32)
@@ -72,7 +74,7 @@ report = {"tf": tf.__version__, "runs": {}}
 tf.debugging.set_log_device_placement(True)
 for opt in OPTIMIZERS:
     for jit in JIT_SETTINGS:
-        for device in ("/CPU:0", "/APU:0"):
+        for device in DEVICES:
             # A marker in the placement log (stderr), so the caller can split it by run.
             print(f"@@ run {opt}/{jit}/{device}", file=sys.stderr, flush=True)
             report["runs"][f"{opt}/{jit}/{device}"] = attempt(train, device, opt, jit)

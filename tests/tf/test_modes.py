@@ -86,10 +86,8 @@ def test_npd_random_op_runs_on_apu(run_script):
     if not npd_active(run):
         pytest.skip(f"NextPluggableDevice not available here: {run.mode_line()}")
     r = run.result["random"]
-    if "error" in r or not r["ok"]:
-        # The shape [5] becomes an int32 constant on the APU, which reads back wrong in NPD mode
-        # (docs/tensorflow.md, known gaps); test_random.py covers the rng op with shapes made on CPU.
-        pytest.xfail(f"int32 constants created on the NPD APU read back wrong: {r}")
+    # The shape [5] becomes an int32 constant made on the APU (src/tf/npd/eager_const.rs).
+    assert "error" not in r and r["ok"], r
     assert r["device"].endswith("device:APU:0"), r
 
 
