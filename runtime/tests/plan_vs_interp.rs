@@ -3,7 +3,7 @@
 
 mod common;
 
-use apu_compiler::ir::{BinaryOp, ComparisonDirection, ConvDims, DotDims, ElementType as E, Literal, OpKind, TensorType, Type, UnaryOp, ValueId};
+use apu_compiler::ir::{BinaryOp, ComparisonDirection, ConvDims, DotDims, ElementType as E, GatherDims, Literal, ScatterDims, OpKind, TensorType, Type, UnaryOp, ValueId};
 use apu_compiler::valid::ValidModule;
 use apu_runtime::exec::{Options, Program};
 use apu_runtime::{interp, Tensor};
@@ -284,6 +284,98 @@ proptest! {
         }
         let back = b.op(OpKind::Convert, &[cur], ty(&[n], E::F32));
         let f = b.finish(&[cur, back]);
+        same_everywhere(&module(vec![f]), seed)?;
+    }
+
+    #[test]
+    fn gathers(n in 1i64..7, d in 1i64..5, m in 0i64..7, two_d in any::<bool>(), in_range in any::<bool>(), elem in elem_strategy(), seed in any::<u64>()) {
+        // Row gathers (`x[idx]`) and point gathers (`x[i, j]`) with indices either in range or raw
+        // (-20..20: start indices are clamped), followed by an elementwise op so that the gather
+        // feeds a fused kernel.
+        let mut b = FnBuilder::new("main");
+        let iv = if two_d { 2 } else { 1 };
+        let raw = b.param(ty(&[m, iv], E::S32));
+        let idx = if in_range {
+            let a = b.op(OpKind::Unary(UnaryOp::Abs), &[raw], ty(&[m, iv], E::S32));
+            let nn = scalar_const(&mut b, E::S32, (n as i32).to_le_bytes().to_vec());
+            let nb = b.op(OpKind::BroadcastInDim { broadcast_dimensions: vec![] }, &[nn], ty(&[m, iv], E::S32));
+            b.op(OpKind::Binary(BinaryOp::Remainder), &[a, nb], ty(&[m, iv], E::S32))
+        } else {
+            raw
+        };
+        let (x, dims, sizes, out) = if two_d {
+            let x = b.param(ty(&[n, n, d], elem));
+            let dims = GatherDims { offset_dims: vec![1], collapsed_slice_dims: vec![0, 1], start_index_map: vec![0, 1], index_vector_dim: 1, ..Default::default() };
+            (x, dims, vec![1, 1, d], ty(&[m, d], elem))
+        } else {
+            let x = b.param(ty(&[n, d], elem));
+            let dims = GatherDims { offset_dims: vec![1], collapsed_slice_dims: vec![0], start_index_map: vec![0], index_vector_dim: 1, ..Default::default() };
+            (x, dims, vec![1, d], ty(&[m, d], elem))
+        };
+        let g = b.op(OpKind::Gather { dims, slice_sizes: sizes, indices_are_sorted: false }, &[x, idx], out.clone());
+        let twice = b.op(OpKind::Binary(BinaryOp::Add), &[g, g], out);
+        let f = b.finish(&[g, twice]);
+        same_everywhere(&module(vec![f]), seed)?;
+    }
+
+    #[test]
+    fn scatters(n in 1i64..7, d in 1i64..5, m in 0i64..9, combiner in 0u8..3, in_range in any::<bool>(), elem in elem_strategy(), seed in any::<u64>()) {
+        // `x.at[idx].add/max/set(u)` on rows, duplicates and (when raw) out-of-range indices
+        // included: out-of-range updates are skipped. `set` with duplicate indices is
+        // order-dependent, so it only runs on in-range, distinct indices (an iota).
+        let set = combiner == 2;
+        let mut b = FnBuilder::new("main");
+        let x = b.param(ty(&[n, d], elem));
+        let raw = b.param(ty(&[m, 1], E::S32));
+        let u = b.param(ty(&[m, d], elem));
+        let m = if set { m.min(n) } else { m };
+        let u = if set { b.op(OpKind::Slice { start_indices: vec![0, 0], limit_indices: vec![m, d], strides: vec![1, 1] }, &[u], ty(&[m, d], elem)) } else { u };
+        let idx = if set {
+            let i = b.op(OpKind::Iota { dimension: 0 }, &[], ty(&[m, 1], E::S32));
+            b.op(OpKind::Reverse { dimensions: vec![0] }, &[i], ty(&[m, 1], E::S32))
+        } else if in_range {
+            let a = b.op(OpKind::Unary(UnaryOp::Abs), &[raw], ty(&[m, 1], E::S32));
+            let nn = scalar_const(&mut b, E::S32, (n as i32).to_le_bytes().to_vec());
+            let nb = b.op(OpKind::BroadcastInDim { broadcast_dimensions: vec![] }, &[nn], ty(&[m, 1], E::S32));
+            b.op(OpKind::Binary(BinaryOp::Remainder), &[a, nb], ty(&[m, 1], E::S32))
+        } else {
+            raw
+        };
+        let s = ty(&[], elem);
+        let region = match combiner {
+            0 => b.binary_region(BinaryOp::Add, elem),
+            1 => b.binary_region(BinaryOp::Maximum, elem),
+            _ => b.region(&[s.clone(), s], |_, p| vec![p[1]]),
+        };
+        let dims = ScatterDims { update_window_dims: vec![1], inserted_window_dims: vec![0], scatter_dims_to_operand_dims: vec![0], index_vector_dim: 1, ..Default::default() };
+        // The scattered operand is a fresh value (last use: may be updated in place) and the
+        // parameter itself (still live: must be copied).
+        let fresh = b.op(OpKind::Unary(UnaryOp::Negate), &[x], ty(&[n, d], elem));
+        let s1 = b.ops(OpKind::Scatter { dims: dims.clone(), indices_are_sorted: false, unique_indices: false }, &[fresh, idx, u], &[ty(&[n, d], elem)], vec![region.clone()]);
+        let s2 = b.ops(OpKind::Scatter { dims, indices_are_sorted: false, unique_indices: false }, &[x, idx, u], &[ty(&[n, d], elem)], vec![region]);
+        let f = b.finish(&[s1[0], s2[0], x]);
+        same_everywhere(&module(vec![f]), seed)?;
+    }
+
+    #[test]
+    fn sorts(rows in 0i64..6, cols in 0i64..9, dimension in 0i64..2, with_payload in any::<bool>(), descending in any::<bool>(), elem in elem_strategy(), seed in any::<u64>()) {
+        // Stable sorts along either axis, by key alone or carrying an s32 payload (argsort):
+        // keys repeat often (small random values), so stability decides the payload's order.
+        let shape = [rows, cols];
+        let mut b = FnBuilder::new("main");
+        let key = b.param(ty(&shape, elem));
+        let mut operands = vec![key];
+        let mut results = vec![ty(&shape, elem)];
+        let mut params = vec![ty(&[], elem), ty(&[], elem)];
+        if with_payload {
+            operands.push(b.op(OpKind::Iota { dimension }, &[], ty(&shape, E::S32)));
+            results.push(ty(&shape, E::S32));
+            params.extend([ty(&[], E::S32), ty(&[], E::S32)]);
+        }
+        let direction = if descending { ComparisonDirection::Gt } else { ComparisonDirection::Lt };
+        let cmp = b.region(&params, |b, p| vec![b.op(OpKind::Compare { direction, compare_type: None }, &[p[0], p[1]], ty(&[], E::Pred))]);
+        let sorted = b.ops(OpKind::Sort { dimension, is_stable: true }, &operands, &results, vec![cmp]);
+        let f = b.finish(&sorted);
         same_everywhere(&module(vec![f]), seed)?;
     }
 }
