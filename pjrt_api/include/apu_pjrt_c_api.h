@@ -2692,6 +2692,147 @@ typedef struct PJRT_Api {
 } PJRT_Api;
 APU_PJRT_STRUCT_SIZE_CONSTANT(PJRT_Api, PJRT_TopologyDescription_GetMemorySpaceKindIds);
 
+/* ============================================================================================ */
+/* Extensions apu provides                                                                      */
+/* ============================================================================================ */
+
+/*
+ * Layouts extension (type PJRT_Extension_Type_Layouts, table version 4). Without it, a client
+ * learns the layouts of an executable's parameters and outputs by fetching
+ * PJRT_Executable_OptimizedProgram and re-compiling that text to HLO, several times per compile.
+ * A layout object is opaque; its serialized form is the HLO layout text, e.g. "{1,0}".
+ * Older clients know a prefix of the table (the first four entries) and read only that.
+ */
+typedef struct PJRT_Layouts_MemoryLayout PJRT_Layouts_MemoryLayout;
+typedef struct PJRT_Layouts_SerializedLayout PJRT_Layouts_SerializedLayout;
+
+/* Frees `layout` (NULL is allowed). */
+typedef struct PJRT_Layouts_MemoryLayout_Destroy_Args {
+  size_t struct_size;
+  PJRT_Extension_Base *extension_start;
+  PJRT_Layouts_MemoryLayout *layout;
+} PJRT_Layouts_MemoryLayout_Destroy_Args;
+APU_PJRT_STRUCT_SIZE_CONSTANT(PJRT_Layouts_MemoryLayout_Destroy_Args, layout);
+typedef PJRT_Error *PJRT_Layouts_MemoryLayout_Destroy(PJRT_Layouts_MemoryLayout_Destroy_Args *args);
+
+/* The layout as text; the bytes live until the caller runs `serialized_layout_deleter`. */
+typedef struct PJRT_Layouts_MemoryLayout_Serialize_Args {
+  size_t struct_size;
+  PJRT_Extension_Base *extension_start;
+  PJRT_Layouts_MemoryLayout *layout;
+  const char *serialized_bytes;                                         /* out */
+  size_t serialized_bytes_size;                                         /* out */
+  PJRT_Layouts_SerializedLayout *serialized_layout;                     /* out */
+  void (*serialized_layout_deleter)(PJRT_Layouts_SerializedLayout *s);  /* out */
+} PJRT_Layouts_MemoryLayout_Serialize_Args;
+APU_PJRT_STRUCT_SIZE_CONSTANT(PJRT_Layouts_MemoryLayout_Serialize_Args, serialized_layout_deleter);
+typedef PJRT_Error *PJRT_Layouts_MemoryLayout_Serialize(PJRT_Layouts_MemoryLayout_Serialize_Args *args);
+
+/* The layout of a buffer's data; the caller owns `layout`. */
+typedef struct PJRT_Layouts_PJRT_Buffer_MemoryLayout_Args {
+  size_t struct_size;
+  PJRT_Extension_Base *extension_start;
+  PJRT_Buffer *buffer;
+  PJRT_Layouts_MemoryLayout *layout; /* out */
+} PJRT_Layouts_PJRT_Buffer_MemoryLayout_Args;
+APU_PJRT_STRUCT_SIZE_CONSTANT(PJRT_Layouts_PJRT_Buffer_MemoryLayout_Args, layout);
+typedef PJRT_Error *PJRT_Layouts_PJRT_Buffer_MemoryLayout(PJRT_Layouts_PJRT_Buffer_MemoryLayout_Args *args);
+
+/* The layout the client gives an array of this type and shape; the caller owns `layout`. */
+typedef struct PJRT_Layouts_PJRT_Client_GetDefaultLayout_Args {
+  size_t struct_size;
+  PJRT_Extension_Base *extension_start;
+  PJRT_Client *client;
+  PJRT_Buffer_Type type;
+  const int64_t *dims;
+  size_t num_dims;
+  PJRT_Layouts_MemoryLayout *layout; /* out */
+} PJRT_Layouts_PJRT_Client_GetDefaultLayout_Args;
+APU_PJRT_STRUCT_SIZE_CONSTANT(PJRT_Layouts_PJRT_Client_GetDefaultLayout_Args, layout);
+typedef PJRT_Error *PJRT_Layouts_PJRT_Client_GetDefaultLayout(PJRT_Layouts_PJRT_Client_GetDefaultLayout_Args *args);
+
+/* As GetDefaultLayout, for a topology. */
+typedef struct PJRT_Layouts_PJRT_Topology_GetDefaultLayout_Args {
+  size_t struct_size;
+  PJRT_Extension_Base *extension_start;
+  PJRT_TopologyDescription *topology_description;
+  PJRT_Buffer_Type type;
+  const int64_t *dims;
+  size_t num_dims;
+  PJRT_Layouts_MemoryLayout *layout; /* out */
+} PJRT_Layouts_PJRT_Topology_GetDefaultLayout_Args;
+APU_PJRT_STRUCT_SIZE_CONSTANT(PJRT_Layouts_PJRT_Topology_GetDefaultLayout_Args, layout);
+typedef PJRT_Error *PJRT_Layouts_PJRT_Topology_GetDefaultLayout(PJRT_Layouts_PJRT_Topology_GetDefaultLayout_Args *args);
+
+/* One layout per output; the array and the layouts belong to the executable (do not destroy). */
+typedef struct PJRT_Layouts_PJRT_Executable_GetOutputLayouts_Args {
+  size_t struct_size;
+  PJRT_Extension_Base *extension_start;
+  PJRT_Executable *executable;
+  size_t num_outputs;                 /* out */
+  PJRT_Layouts_MemoryLayout **layouts; /* out */
+} PJRT_Layouts_PJRT_Executable_GetOutputLayouts_Args;
+APU_PJRT_STRUCT_SIZE_CONSTANT(PJRT_Layouts_PJRT_Executable_GetOutputLayouts_Args, layouts);
+typedef PJRT_Error *PJRT_Layouts_PJRT_Executable_GetOutputLayouts(PJRT_Layouts_PJRT_Executable_GetOutputLayouts_Args *args);
+
+/* One layout per parameter; owned by the executable like the output layouts. */
+typedef struct PJRT_Layouts_PJRT_Executable_GetParameterLayouts_Args {
+  size_t struct_size;
+  PJRT_Extension_Base *extension_start;
+  PJRT_Executable *executable;
+  size_t num_parameters;              /* out */
+  PJRT_Layouts_MemoryLayout **layouts; /* out */
+} PJRT_Layouts_PJRT_Executable_GetParameterLayouts_Args;
+APU_PJRT_STRUCT_SIZE_CONSTANT(PJRT_Layouts_PJRT_Executable_GetParameterLayouts_Args, layouts);
+typedef PJRT_Error *PJRT_Layouts_PJRT_Executable_GetParameterLayouts(PJRT_Layouts_PJRT_Executable_GetParameterLayouts_Args *args);
+
+typedef struct PJRT_Layouts_Extension {
+  PJRT_Extension_Base base;
+  PJRT_Layouts_MemoryLayout_Destroy *PJRT_Layouts_MemoryLayout_Destroy;
+  PJRT_Layouts_MemoryLayout_Serialize *PJRT_Layouts_MemoryLayout_Serialize;
+  PJRT_Layouts_PJRT_Client_GetDefaultLayout *PJRT_Layouts_PJRT_Client_GetDefaultLayout;
+  PJRT_Layouts_PJRT_Buffer_MemoryLayout *PJRT_Layouts_PJRT_Buffer_MemoryLayout;
+  PJRT_Layouts_PJRT_Topology_GetDefaultLayout *PJRT_Layouts_PJRT_Topology_GetDefaultLayout;
+  PJRT_Layouts_PJRT_Executable_GetOutputLayouts *PJRT_Layouts_PJRT_Executable_GetOutputLayouts;
+  PJRT_Layouts_PJRT_Executable_GetParameterLayouts *PJRT_Layouts_PJRT_Executable_GetParameterLayouts;
+} PJRT_Layouts_Extension;
+APU_PJRT_STRUCT_SIZE_CONSTANT(PJRT_Layouts_Extension, PJRT_Layouts_PJRT_Executable_GetParameterLayouts);
+
+/*
+ * Shardings extension (type PJRT_Extension_Type_Shardings, version 1): serialized xla.OpSharding
+ * per parameter / output, owned by the executable. A plugin without shardings sets `shardings`
+ * and `sharding_sizes` to NULL, which tells the client "no sharding" without it having to
+ * re-compile PJRT_Executable_OptimizedProgram to find out.
+ */
+typedef struct PJRT_Shardings_PJRT_Executable_ParameterShardings_Args {
+  size_t struct_size;
+  PJRT_Extension_Base *extension_start;
+  PJRT_Executable *executable;
+  size_t num_parameters;             /* out */
+  const char *const *shardings;      /* out */
+  const size_t *sharding_sizes;      /* out */
+} PJRT_Shardings_PJRT_Executable_ParameterShardings_Args;
+APU_PJRT_STRUCT_SIZE_CONSTANT(PJRT_Shardings_PJRT_Executable_ParameterShardings_Args, sharding_sizes);
+typedef PJRT_Error *PJRT_Shardings_PJRT_Executable_ParameterShardings(PJRT_Shardings_PJRT_Executable_ParameterShardings_Args *args);
+
+typedef struct PJRT_Shardings_PJRT_Executable_OutputShardings_Args {
+  size_t struct_size;
+  PJRT_Extension_Base *extension_start;
+  PJRT_Executable *executable;
+  size_t num_outputs;                /* out */
+  const char *const *shardings;      /* out */
+  const size_t *sharding_sizes;      /* out */
+} PJRT_Shardings_PJRT_Executable_OutputShardings_Args;
+APU_PJRT_STRUCT_SIZE_CONSTANT(PJRT_Shardings_PJRT_Executable_OutputShardings_Args, sharding_sizes);
+typedef PJRT_Error *PJRT_Shardings_PJRT_Executable_OutputShardings(PJRT_Shardings_PJRT_Executable_OutputShardings_Args *args);
+
+typedef struct PJRT_Shardings_Extension {
+  PJRT_Extension_Base base;
+  PJRT_Shardings_PJRT_Executable_ParameterShardings *PJRT_Shardings_PJRT_Executable_ParameterShardings;
+  PJRT_Shardings_PJRT_Executable_OutputShardings *PJRT_Shardings_PJRT_Executable_OutputShardings;
+} PJRT_Shardings_Extension;
+APU_PJRT_STRUCT_SIZE_CONSTANT(PJRT_Shardings_Extension, PJRT_Shardings_PJRT_Executable_OutputShardings);
+
 /* The entry point every PJRT plugin library exports. */
 const PJRT_Api *GetPjrtApi(void);
 

@@ -8521,3 +8521,625 @@ impl Default for PJRT_Api {
 }
 pub const PJRT_Api_STRUCT_SIZE: _bindgen_ty_162 = 1144;
 pub type _bindgen_ty_162 = ::std::os::raw::c_uint;
+#[doc = " Layouts extension (type PJRT_Extension_Type_Layouts, table version 4). Without it, a client\n learns the layouts of an executable's parameters and outputs by fetching\n PJRT_Executable_OptimizedProgram and re-compiling that text to HLO, several times per compile.\n A layout object is opaque; its serialized form is the HLO layout text, e.g. \"{1,0}\".\n Older clients know a prefix of the table (the first four entries) and read only that."]
+#[repr(C)]
+#[derive(Debug)]
+pub struct PJRT_Layouts_MemoryLayout {
+    _unused: [u8; 0],
+}
+#[repr(C)]
+#[derive(Debug)]
+pub struct PJRT_Layouts_SerializedLayout {
+    _unused: [u8; 0],
+}
+#[doc = " Frees `layout` (NULL is allowed)."]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct PJRT_Layouts_MemoryLayout_Destroy_Args {
+    pub struct_size: usize,
+    pub extension_start: *mut PJRT_Extension_Base,
+    pub layout: *mut PJRT_Layouts_MemoryLayout,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of PJRT_Layouts_MemoryLayout_Destroy_Args"]
+        [::std::mem::size_of::<PJRT_Layouts_MemoryLayout_Destroy_Args>() - 24usize];
+    ["Alignment of PJRT_Layouts_MemoryLayout_Destroy_Args"]
+        [::std::mem::align_of::<PJRT_Layouts_MemoryLayout_Destroy_Args>() - 8usize];
+    ["Offset of field: PJRT_Layouts_MemoryLayout_Destroy_Args::struct_size"]
+        [::std::mem::offset_of!(PJRT_Layouts_MemoryLayout_Destroy_Args, struct_size) - 0usize];
+    ["Offset of field: PJRT_Layouts_MemoryLayout_Destroy_Args::extension_start"]
+        [::std::mem::offset_of!(PJRT_Layouts_MemoryLayout_Destroy_Args, extension_start) - 8usize];
+    ["Offset of field: PJRT_Layouts_MemoryLayout_Destroy_Args::layout"]
+        [::std::mem::offset_of!(PJRT_Layouts_MemoryLayout_Destroy_Args, layout) - 16usize];
+};
+impl Default for PJRT_Layouts_MemoryLayout_Destroy_Args {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub const PJRT_Layouts_MemoryLayout_Destroy_Args_STRUCT_SIZE: _bindgen_ty_163 = 24;
+pub type _bindgen_ty_163 = ::std::os::raw::c_uint;
+pub type PJRT_Layouts_MemoryLayout_Destroy = ::std::option::Option<
+    unsafe extern "C" fn(args: *mut PJRT_Layouts_MemoryLayout_Destroy_Args) -> *mut PJRT_Error,
+>;
+#[doc = " The layout as text; the bytes live until the caller runs `serialized_layout_deleter`."]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct PJRT_Layouts_MemoryLayout_Serialize_Args {
+    pub struct_size: usize,
+    pub extension_start: *mut PJRT_Extension_Base,
+    pub layout: *mut PJRT_Layouts_MemoryLayout,
+    #[doc = " out"]
+    pub serialized_bytes: *const ::std::os::raw::c_char,
+    #[doc = " out"]
+    pub serialized_bytes_size: usize,
+    #[doc = " out"]
+    pub serialized_layout: *mut PJRT_Layouts_SerializedLayout,
+    #[doc = " out"]
+    pub serialized_layout_deleter:
+        ::std::option::Option<unsafe extern "C" fn(s: *mut PJRT_Layouts_SerializedLayout)>,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of PJRT_Layouts_MemoryLayout_Serialize_Args"]
+        [::std::mem::size_of::<PJRT_Layouts_MemoryLayout_Serialize_Args>() - 56usize];
+    ["Alignment of PJRT_Layouts_MemoryLayout_Serialize_Args"]
+        [::std::mem::align_of::<PJRT_Layouts_MemoryLayout_Serialize_Args>() - 8usize];
+    ["Offset of field: PJRT_Layouts_MemoryLayout_Serialize_Args::struct_size"]
+        [::std::mem::offset_of!(PJRT_Layouts_MemoryLayout_Serialize_Args, struct_size) - 0usize];
+    ["Offset of field: PJRT_Layouts_MemoryLayout_Serialize_Args::extension_start"][::std::mem::offset_of!(
+        PJRT_Layouts_MemoryLayout_Serialize_Args,
+        extension_start
+    ) - 8usize];
+    ["Offset of field: PJRT_Layouts_MemoryLayout_Serialize_Args::layout"]
+        [::std::mem::offset_of!(PJRT_Layouts_MemoryLayout_Serialize_Args, layout) - 16usize];
+    ["Offset of field: PJRT_Layouts_MemoryLayout_Serialize_Args::serialized_bytes"][::std::mem::offset_of!(
+        PJRT_Layouts_MemoryLayout_Serialize_Args,
+        serialized_bytes
+    ) - 24usize];
+    ["Offset of field: PJRT_Layouts_MemoryLayout_Serialize_Args::serialized_bytes_size"][::std::mem::offset_of!(
+        PJRT_Layouts_MemoryLayout_Serialize_Args,
+        serialized_bytes_size
+    )
+        - 32usize];
+    ["Offset of field: PJRT_Layouts_MemoryLayout_Serialize_Args::serialized_layout"][::std::mem::offset_of!(
+        PJRT_Layouts_MemoryLayout_Serialize_Args,
+        serialized_layout
+    ) - 40usize];
+    ["Offset of field: PJRT_Layouts_MemoryLayout_Serialize_Args::serialized_layout_deleter"][::std::mem::offset_of!(
+        PJRT_Layouts_MemoryLayout_Serialize_Args,
+        serialized_layout_deleter
+    )
+        - 48usize];
+};
+impl Default for PJRT_Layouts_MemoryLayout_Serialize_Args {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub const PJRT_Layouts_MemoryLayout_Serialize_Args_STRUCT_SIZE: _bindgen_ty_164 = 56;
+pub type _bindgen_ty_164 = ::std::os::raw::c_uint;
+pub type PJRT_Layouts_MemoryLayout_Serialize = ::std::option::Option<
+    unsafe extern "C" fn(args: *mut PJRT_Layouts_MemoryLayout_Serialize_Args) -> *mut PJRT_Error,
+>;
+#[doc = " The layout of a buffer's data; the caller owns `layout`."]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct PJRT_Layouts_PJRT_Buffer_MemoryLayout_Args {
+    pub struct_size: usize,
+    pub extension_start: *mut PJRT_Extension_Base,
+    pub buffer: *mut PJRT_Buffer,
+    #[doc = " out"]
+    pub layout: *mut PJRT_Layouts_MemoryLayout,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of PJRT_Layouts_PJRT_Buffer_MemoryLayout_Args"]
+        [::std::mem::size_of::<PJRT_Layouts_PJRT_Buffer_MemoryLayout_Args>() - 32usize];
+    ["Alignment of PJRT_Layouts_PJRT_Buffer_MemoryLayout_Args"]
+        [::std::mem::align_of::<PJRT_Layouts_PJRT_Buffer_MemoryLayout_Args>() - 8usize];
+    ["Offset of field: PJRT_Layouts_PJRT_Buffer_MemoryLayout_Args::struct_size"]
+        [::std::mem::offset_of!(PJRT_Layouts_PJRT_Buffer_MemoryLayout_Args, struct_size) - 0usize];
+    ["Offset of field: PJRT_Layouts_PJRT_Buffer_MemoryLayout_Args::extension_start"][::std::mem::offset_of!(
+        PJRT_Layouts_PJRT_Buffer_MemoryLayout_Args,
+        extension_start
+    ) - 8usize];
+    ["Offset of field: PJRT_Layouts_PJRT_Buffer_MemoryLayout_Args::buffer"]
+        [::std::mem::offset_of!(PJRT_Layouts_PJRT_Buffer_MemoryLayout_Args, buffer) - 16usize];
+    ["Offset of field: PJRT_Layouts_PJRT_Buffer_MemoryLayout_Args::layout"]
+        [::std::mem::offset_of!(PJRT_Layouts_PJRT_Buffer_MemoryLayout_Args, layout) - 24usize];
+};
+impl Default for PJRT_Layouts_PJRT_Buffer_MemoryLayout_Args {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub const PJRT_Layouts_PJRT_Buffer_MemoryLayout_Args_STRUCT_SIZE: _bindgen_ty_165 = 32;
+pub type _bindgen_ty_165 = ::std::os::raw::c_uint;
+pub type PJRT_Layouts_PJRT_Buffer_MemoryLayout = ::std::option::Option<
+    unsafe extern "C" fn(args: *mut PJRT_Layouts_PJRT_Buffer_MemoryLayout_Args) -> *mut PJRT_Error,
+>;
+#[doc = " The layout the client gives an array of this type and shape; the caller owns `layout`."]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct PJRT_Layouts_PJRT_Client_GetDefaultLayout_Args {
+    pub struct_size: usize,
+    pub extension_start: *mut PJRT_Extension_Base,
+    pub client: *mut PJRT_Client,
+    pub type_: PJRT_Buffer_Type,
+    pub dims: *const i64,
+    pub num_dims: usize,
+    #[doc = " out"]
+    pub layout: *mut PJRT_Layouts_MemoryLayout,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of PJRT_Layouts_PJRT_Client_GetDefaultLayout_Args"]
+        [::std::mem::size_of::<PJRT_Layouts_PJRT_Client_GetDefaultLayout_Args>() - 56usize];
+    ["Alignment of PJRT_Layouts_PJRT_Client_GetDefaultLayout_Args"]
+        [::std::mem::align_of::<PJRT_Layouts_PJRT_Client_GetDefaultLayout_Args>() - 8usize];
+    ["Offset of field: PJRT_Layouts_PJRT_Client_GetDefaultLayout_Args::struct_size"][::std::mem::offset_of!(
+        PJRT_Layouts_PJRT_Client_GetDefaultLayout_Args,
+        struct_size
+    ) - 0usize];
+    ["Offset of field: PJRT_Layouts_PJRT_Client_GetDefaultLayout_Args::extension_start"][::std::mem::offset_of!(
+        PJRT_Layouts_PJRT_Client_GetDefaultLayout_Args,
+        extension_start
+    )
+        - 8usize];
+    ["Offset of field: PJRT_Layouts_PJRT_Client_GetDefaultLayout_Args::client"]
+        [::std::mem::offset_of!(PJRT_Layouts_PJRT_Client_GetDefaultLayout_Args, client) - 16usize];
+    ["Offset of field: PJRT_Layouts_PJRT_Client_GetDefaultLayout_Args::type_"]
+        [::std::mem::offset_of!(PJRT_Layouts_PJRT_Client_GetDefaultLayout_Args, type_) - 24usize];
+    ["Offset of field: PJRT_Layouts_PJRT_Client_GetDefaultLayout_Args::dims"]
+        [::std::mem::offset_of!(PJRT_Layouts_PJRT_Client_GetDefaultLayout_Args, dims) - 32usize];
+    ["Offset of field: PJRT_Layouts_PJRT_Client_GetDefaultLayout_Args::num_dims"][::std::mem::offset_of!(
+        PJRT_Layouts_PJRT_Client_GetDefaultLayout_Args,
+        num_dims
+    ) - 40usize];
+    ["Offset of field: PJRT_Layouts_PJRT_Client_GetDefaultLayout_Args::layout"]
+        [::std::mem::offset_of!(PJRT_Layouts_PJRT_Client_GetDefaultLayout_Args, layout) - 48usize];
+};
+impl Default for PJRT_Layouts_PJRT_Client_GetDefaultLayout_Args {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub const PJRT_Layouts_PJRT_Client_GetDefaultLayout_Args_STRUCT_SIZE: _bindgen_ty_166 = 56;
+pub type _bindgen_ty_166 = ::std::os::raw::c_uint;
+pub type PJRT_Layouts_PJRT_Client_GetDefaultLayout = ::std::option::Option<
+    unsafe extern "C" fn(
+        args: *mut PJRT_Layouts_PJRT_Client_GetDefaultLayout_Args,
+    ) -> *mut PJRT_Error,
+>;
+#[doc = " As GetDefaultLayout, for a topology."]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct PJRT_Layouts_PJRT_Topology_GetDefaultLayout_Args {
+    pub struct_size: usize,
+    pub extension_start: *mut PJRT_Extension_Base,
+    pub topology_description: *mut PJRT_TopologyDescription,
+    pub type_: PJRT_Buffer_Type,
+    pub dims: *const i64,
+    pub num_dims: usize,
+    #[doc = " out"]
+    pub layout: *mut PJRT_Layouts_MemoryLayout,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of PJRT_Layouts_PJRT_Topology_GetDefaultLayout_Args"]
+        [::std::mem::size_of::<PJRT_Layouts_PJRT_Topology_GetDefaultLayout_Args>() - 56usize];
+    ["Alignment of PJRT_Layouts_PJRT_Topology_GetDefaultLayout_Args"]
+        [::std::mem::align_of::<PJRT_Layouts_PJRT_Topology_GetDefaultLayout_Args>() - 8usize];
+    ["Offset of field: PJRT_Layouts_PJRT_Topology_GetDefaultLayout_Args::struct_size"][::std::mem::offset_of!(
+        PJRT_Layouts_PJRT_Topology_GetDefaultLayout_Args,
+        struct_size
+    ) - 0usize];
+    ["Offset of field: PJRT_Layouts_PJRT_Topology_GetDefaultLayout_Args::extension_start"][::std::mem::offset_of!(
+        PJRT_Layouts_PJRT_Topology_GetDefaultLayout_Args,
+        extension_start
+    )
+        - 8usize];
+    ["Offset of field: PJRT_Layouts_PJRT_Topology_GetDefaultLayout_Args::topology_description"][::std::mem::offset_of!(
+        PJRT_Layouts_PJRT_Topology_GetDefaultLayout_Args,
+        topology_description
+    )
+        - 16usize];
+    ["Offset of field: PJRT_Layouts_PJRT_Topology_GetDefaultLayout_Args::type_"]
+        [::std::mem::offset_of!(PJRT_Layouts_PJRT_Topology_GetDefaultLayout_Args, type_) - 24usize];
+    ["Offset of field: PJRT_Layouts_PJRT_Topology_GetDefaultLayout_Args::dims"]
+        [::std::mem::offset_of!(PJRT_Layouts_PJRT_Topology_GetDefaultLayout_Args, dims) - 32usize];
+    ["Offset of field: PJRT_Layouts_PJRT_Topology_GetDefaultLayout_Args::num_dims"][::std::mem::offset_of!(
+        PJRT_Layouts_PJRT_Topology_GetDefaultLayout_Args,
+        num_dims
+    ) - 40usize];
+    ["Offset of field: PJRT_Layouts_PJRT_Topology_GetDefaultLayout_Args::layout"][::std::mem::offset_of!(
+        PJRT_Layouts_PJRT_Topology_GetDefaultLayout_Args,
+        layout
+    ) - 48usize];
+};
+impl Default for PJRT_Layouts_PJRT_Topology_GetDefaultLayout_Args {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub const PJRT_Layouts_PJRT_Topology_GetDefaultLayout_Args_STRUCT_SIZE: _bindgen_ty_167 = 56;
+pub type _bindgen_ty_167 = ::std::os::raw::c_uint;
+pub type PJRT_Layouts_PJRT_Topology_GetDefaultLayout = ::std::option::Option<
+    unsafe extern "C" fn(
+        args: *mut PJRT_Layouts_PJRT_Topology_GetDefaultLayout_Args,
+    ) -> *mut PJRT_Error,
+>;
+#[doc = " One layout per output; the array and the layouts belong to the executable (do not destroy)."]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct PJRT_Layouts_PJRT_Executable_GetOutputLayouts_Args {
+    pub struct_size: usize,
+    pub extension_start: *mut PJRT_Extension_Base,
+    pub executable: *mut PJRT_Executable,
+    #[doc = " out"]
+    pub num_outputs: usize,
+    #[doc = " out"]
+    pub layouts: *mut *mut PJRT_Layouts_MemoryLayout,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of PJRT_Layouts_PJRT_Executable_GetOutputLayouts_Args"]
+        [::std::mem::size_of::<PJRT_Layouts_PJRT_Executable_GetOutputLayouts_Args>() - 40usize];
+    ["Alignment of PJRT_Layouts_PJRT_Executable_GetOutputLayouts_Args"]
+        [::std::mem::align_of::<PJRT_Layouts_PJRT_Executable_GetOutputLayouts_Args>() - 8usize];
+    ["Offset of field: PJRT_Layouts_PJRT_Executable_GetOutputLayouts_Args::struct_size"][::std::mem::offset_of!(
+        PJRT_Layouts_PJRT_Executable_GetOutputLayouts_Args,
+        struct_size
+    )
+        - 0usize];
+    ["Offset of field: PJRT_Layouts_PJRT_Executable_GetOutputLayouts_Args::extension_start"][::std::mem::offset_of!(
+        PJRT_Layouts_PJRT_Executable_GetOutputLayouts_Args,
+        extension_start
+    )
+        - 8usize];
+    ["Offset of field: PJRT_Layouts_PJRT_Executable_GetOutputLayouts_Args::executable"][::std::mem::offset_of!(
+        PJRT_Layouts_PJRT_Executable_GetOutputLayouts_Args,
+        executable
+    )
+        - 16usize];
+    ["Offset of field: PJRT_Layouts_PJRT_Executable_GetOutputLayouts_Args::num_outputs"][::std::mem::offset_of!(
+        PJRT_Layouts_PJRT_Executable_GetOutputLayouts_Args,
+        num_outputs
+    )
+        - 24usize];
+    ["Offset of field: PJRT_Layouts_PJRT_Executable_GetOutputLayouts_Args::layouts"][::std::mem::offset_of!(
+        PJRT_Layouts_PJRT_Executable_GetOutputLayouts_Args,
+        layouts
+    ) - 32usize];
+};
+impl Default for PJRT_Layouts_PJRT_Executable_GetOutputLayouts_Args {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub const PJRT_Layouts_PJRT_Executable_GetOutputLayouts_Args_STRUCT_SIZE: _bindgen_ty_168 = 40;
+pub type _bindgen_ty_168 = ::std::os::raw::c_uint;
+pub type PJRT_Layouts_PJRT_Executable_GetOutputLayouts = ::std::option::Option<
+    unsafe extern "C" fn(
+        args: *mut PJRT_Layouts_PJRT_Executable_GetOutputLayouts_Args,
+    ) -> *mut PJRT_Error,
+>;
+#[doc = " One layout per parameter; owned by the executable like the output layouts."]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct PJRT_Layouts_PJRT_Executable_GetParameterLayouts_Args {
+    pub struct_size: usize,
+    pub extension_start: *mut PJRT_Extension_Base,
+    pub executable: *mut PJRT_Executable,
+    #[doc = " out"]
+    pub num_parameters: usize,
+    #[doc = " out"]
+    pub layouts: *mut *mut PJRT_Layouts_MemoryLayout,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of PJRT_Layouts_PJRT_Executable_GetParameterLayouts_Args"]
+        [::std::mem::size_of::<PJRT_Layouts_PJRT_Executable_GetParameterLayouts_Args>() - 40usize];
+    ["Alignment of PJRT_Layouts_PJRT_Executable_GetParameterLayouts_Args"]
+        [::std::mem::align_of::<PJRT_Layouts_PJRT_Executable_GetParameterLayouts_Args>() - 8usize];
+    ["Offset of field: PJRT_Layouts_PJRT_Executable_GetParameterLayouts_Args::struct_size"][::std::mem::offset_of!(
+        PJRT_Layouts_PJRT_Executable_GetParameterLayouts_Args,
+        struct_size
+    )
+        - 0usize];
+    ["Offset of field: PJRT_Layouts_PJRT_Executable_GetParameterLayouts_Args::extension_start"][::std::mem::offset_of!(
+        PJRT_Layouts_PJRT_Executable_GetParameterLayouts_Args,
+        extension_start
+    )
+        - 8usize];
+    ["Offset of field: PJRT_Layouts_PJRT_Executable_GetParameterLayouts_Args::executable"][::std::mem::offset_of!(
+        PJRT_Layouts_PJRT_Executable_GetParameterLayouts_Args,
+        executable
+    )
+        - 16usize];
+    ["Offset of field: PJRT_Layouts_PJRT_Executable_GetParameterLayouts_Args::num_parameters"][::std::mem::offset_of!(
+        PJRT_Layouts_PJRT_Executable_GetParameterLayouts_Args,
+        num_parameters
+    )
+        - 24usize];
+    ["Offset of field: PJRT_Layouts_PJRT_Executable_GetParameterLayouts_Args::layouts"][::std::mem::offset_of!(
+        PJRT_Layouts_PJRT_Executable_GetParameterLayouts_Args,
+        layouts
+    )
+        - 32usize];
+};
+impl Default for PJRT_Layouts_PJRT_Executable_GetParameterLayouts_Args {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub const PJRT_Layouts_PJRT_Executable_GetParameterLayouts_Args_STRUCT_SIZE: _bindgen_ty_169 = 40;
+pub type _bindgen_ty_169 = ::std::os::raw::c_uint;
+pub type PJRT_Layouts_PJRT_Executable_GetParameterLayouts = ::std::option::Option<
+    unsafe extern "C" fn(
+        args: *mut PJRT_Layouts_PJRT_Executable_GetParameterLayouts_Args,
+    ) -> *mut PJRT_Error,
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct PJRT_Layouts_Extension {
+    pub base: PJRT_Extension_Base,
+    pub PJRT_Layouts_MemoryLayout_Destroy: PJRT_Layouts_MemoryLayout_Destroy,
+    pub PJRT_Layouts_MemoryLayout_Serialize: PJRT_Layouts_MemoryLayout_Serialize,
+    pub PJRT_Layouts_PJRT_Client_GetDefaultLayout: PJRT_Layouts_PJRT_Client_GetDefaultLayout,
+    pub PJRT_Layouts_PJRT_Buffer_MemoryLayout: PJRT_Layouts_PJRT_Buffer_MemoryLayout,
+    pub PJRT_Layouts_PJRT_Topology_GetDefaultLayout: PJRT_Layouts_PJRT_Topology_GetDefaultLayout,
+    pub PJRT_Layouts_PJRT_Executable_GetOutputLayouts:
+        PJRT_Layouts_PJRT_Executable_GetOutputLayouts,
+    pub PJRT_Layouts_PJRT_Executable_GetParameterLayouts:
+        PJRT_Layouts_PJRT_Executable_GetParameterLayouts,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of PJRT_Layouts_Extension"][::std::mem::size_of::<PJRT_Layouts_Extension>() - 80usize];
+    ["Alignment of PJRT_Layouts_Extension"]
+        [::std::mem::align_of::<PJRT_Layouts_Extension>() - 8usize];
+    ["Offset of field: PJRT_Layouts_Extension::base"]
+        [::std::mem::offset_of!(PJRT_Layouts_Extension, base) - 0usize];
+    ["Offset of field: PJRT_Layouts_Extension::PJRT_Layouts_MemoryLayout_Destroy"][::std::mem::offset_of!(
+        PJRT_Layouts_Extension,
+        PJRT_Layouts_MemoryLayout_Destroy
+    ) - 24usize];
+    ["Offset of field: PJRT_Layouts_Extension::PJRT_Layouts_MemoryLayout_Serialize"][::std::mem::offset_of!(
+        PJRT_Layouts_Extension,
+        PJRT_Layouts_MemoryLayout_Serialize
+    ) - 32usize];
+    ["Offset of field: PJRT_Layouts_Extension::PJRT_Layouts_PJRT_Client_GetDefaultLayout"][::std::mem::offset_of!(
+        PJRT_Layouts_Extension,
+        PJRT_Layouts_PJRT_Client_GetDefaultLayout
+    )
+        - 40usize];
+    ["Offset of field: PJRT_Layouts_Extension::PJRT_Layouts_PJRT_Buffer_MemoryLayout"][::std::mem::offset_of!(
+        PJRT_Layouts_Extension,
+        PJRT_Layouts_PJRT_Buffer_MemoryLayout
+    ) - 48usize];
+    ["Offset of field: PJRT_Layouts_Extension::PJRT_Layouts_PJRT_Topology_GetDefaultLayout"][::std::mem::offset_of!(
+        PJRT_Layouts_Extension,
+        PJRT_Layouts_PJRT_Topology_GetDefaultLayout
+    )
+        - 56usize];
+    ["Offset of field: PJRT_Layouts_Extension::PJRT_Layouts_PJRT_Executable_GetOutputLayouts"][::std::mem::offset_of!(
+        PJRT_Layouts_Extension,
+        PJRT_Layouts_PJRT_Executable_GetOutputLayouts
+    )
+        - 64usize];
+    ["Offset of field: PJRT_Layouts_Extension::PJRT_Layouts_PJRT_Executable_GetParameterLayouts"][::std::mem::offset_of!(
+        PJRT_Layouts_Extension,
+        PJRT_Layouts_PJRT_Executable_GetParameterLayouts
+    )
+        - 72usize];
+};
+impl Default for PJRT_Layouts_Extension {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub const PJRT_Layouts_Extension_STRUCT_SIZE: _bindgen_ty_170 = 80;
+pub type _bindgen_ty_170 = ::std::os::raw::c_uint;
+#[doc = " Shardings extension (type PJRT_Extension_Type_Shardings, version 1): serialized xla.OpSharding\n per parameter / output, owned by the executable. A plugin without shardings sets `shardings`\n and `sharding_sizes` to NULL, which tells the client \"no sharding\" without it having to\n re-compile PJRT_Executable_OptimizedProgram to find out."]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct PJRT_Shardings_PJRT_Executable_ParameterShardings_Args {
+    pub struct_size: usize,
+    pub extension_start: *mut PJRT_Extension_Base,
+    pub executable: *mut PJRT_Executable,
+    #[doc = " out"]
+    pub num_parameters: usize,
+    #[doc = " out"]
+    pub shardings: *const *const ::std::os::raw::c_char,
+    #[doc = " out"]
+    pub sharding_sizes: *const usize,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of PJRT_Shardings_PJRT_Executable_ParameterShardings_Args"]
+        [::std::mem::size_of::<PJRT_Shardings_PJRT_Executable_ParameterShardings_Args>() - 48usize];
+    ["Alignment of PJRT_Shardings_PJRT_Executable_ParameterShardings_Args"]
+        [::std::mem::align_of::<PJRT_Shardings_PJRT_Executable_ParameterShardings_Args>() - 8usize];
+    ["Offset of field: PJRT_Shardings_PJRT_Executable_ParameterShardings_Args::struct_size"][::std::mem::offset_of!(
+        PJRT_Shardings_PJRT_Executable_ParameterShardings_Args,
+        struct_size
+    )
+        - 0usize];
+    ["Offset of field: PJRT_Shardings_PJRT_Executable_ParameterShardings_Args::extension_start"][::std::mem::offset_of!(
+        PJRT_Shardings_PJRT_Executable_ParameterShardings_Args,
+        extension_start
+    )
+        - 8usize];
+    ["Offset of field: PJRT_Shardings_PJRT_Executable_ParameterShardings_Args::executable"][::std::mem::offset_of!(
+        PJRT_Shardings_PJRT_Executable_ParameterShardings_Args,
+        executable
+    )
+        - 16usize];
+    ["Offset of field: PJRT_Shardings_PJRT_Executable_ParameterShardings_Args::num_parameters"][::std::mem::offset_of!(
+        PJRT_Shardings_PJRT_Executable_ParameterShardings_Args,
+        num_parameters
+    )
+        - 24usize];
+    ["Offset of field: PJRT_Shardings_PJRT_Executable_ParameterShardings_Args::shardings"][::std::mem::offset_of!(
+        PJRT_Shardings_PJRT_Executable_ParameterShardings_Args,
+        shardings
+    )
+        - 32usize];
+    ["Offset of field: PJRT_Shardings_PJRT_Executable_ParameterShardings_Args::sharding_sizes"][::std::mem::offset_of!(
+        PJRT_Shardings_PJRT_Executable_ParameterShardings_Args,
+        sharding_sizes
+    )
+        - 40usize];
+};
+impl Default for PJRT_Shardings_PJRT_Executable_ParameterShardings_Args {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub const PJRT_Shardings_PJRT_Executable_ParameterShardings_Args_STRUCT_SIZE: _bindgen_ty_171 = 48;
+pub type _bindgen_ty_171 = ::std::os::raw::c_uint;
+pub type PJRT_Shardings_PJRT_Executable_ParameterShardings = ::std::option::Option<
+    unsafe extern "C" fn(
+        args: *mut PJRT_Shardings_PJRT_Executable_ParameterShardings_Args,
+    ) -> *mut PJRT_Error,
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct PJRT_Shardings_PJRT_Executable_OutputShardings_Args {
+    pub struct_size: usize,
+    pub extension_start: *mut PJRT_Extension_Base,
+    pub executable: *mut PJRT_Executable,
+    #[doc = " out"]
+    pub num_outputs: usize,
+    #[doc = " out"]
+    pub shardings: *const *const ::std::os::raw::c_char,
+    #[doc = " out"]
+    pub sharding_sizes: *const usize,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of PJRT_Shardings_PJRT_Executable_OutputShardings_Args"]
+        [::std::mem::size_of::<PJRT_Shardings_PJRT_Executable_OutputShardings_Args>() - 48usize];
+    ["Alignment of PJRT_Shardings_PJRT_Executable_OutputShardings_Args"]
+        [::std::mem::align_of::<PJRT_Shardings_PJRT_Executable_OutputShardings_Args>() - 8usize];
+    ["Offset of field: PJRT_Shardings_PJRT_Executable_OutputShardings_Args::struct_size"][::std::mem::offset_of!(
+        PJRT_Shardings_PJRT_Executable_OutputShardings_Args,
+        struct_size
+    )
+        - 0usize];
+    ["Offset of field: PJRT_Shardings_PJRT_Executable_OutputShardings_Args::extension_start"][::std::mem::offset_of!(
+        PJRT_Shardings_PJRT_Executable_OutputShardings_Args,
+        extension_start
+    )
+        - 8usize];
+    ["Offset of field: PJRT_Shardings_PJRT_Executable_OutputShardings_Args::executable"][::std::mem::offset_of!(
+        PJRT_Shardings_PJRT_Executable_OutputShardings_Args,
+        executable
+    )
+        - 16usize];
+    ["Offset of field: PJRT_Shardings_PJRT_Executable_OutputShardings_Args::num_outputs"][::std::mem::offset_of!(
+        PJRT_Shardings_PJRT_Executable_OutputShardings_Args,
+        num_outputs
+    )
+        - 24usize];
+    ["Offset of field: PJRT_Shardings_PJRT_Executable_OutputShardings_Args::shardings"][::std::mem::offset_of!(
+        PJRT_Shardings_PJRT_Executable_OutputShardings_Args,
+        shardings
+    )
+        - 32usize];
+    ["Offset of field: PJRT_Shardings_PJRT_Executable_OutputShardings_Args::sharding_sizes"][::std::mem::offset_of!(
+        PJRT_Shardings_PJRT_Executable_OutputShardings_Args,
+        sharding_sizes
+    )
+        - 40usize];
+};
+impl Default for PJRT_Shardings_PJRT_Executable_OutputShardings_Args {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub const PJRT_Shardings_PJRT_Executable_OutputShardings_Args_STRUCT_SIZE: _bindgen_ty_172 = 48;
+pub type _bindgen_ty_172 = ::std::os::raw::c_uint;
+pub type PJRT_Shardings_PJRT_Executable_OutputShardings = ::std::option::Option<
+    unsafe extern "C" fn(
+        args: *mut PJRT_Shardings_PJRT_Executable_OutputShardings_Args,
+    ) -> *mut PJRT_Error,
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct PJRT_Shardings_Extension {
+    pub base: PJRT_Extension_Base,
+    pub PJRT_Shardings_PJRT_Executable_ParameterShardings:
+        PJRT_Shardings_PJRT_Executable_ParameterShardings,
+    pub PJRT_Shardings_PJRT_Executable_OutputShardings:
+        PJRT_Shardings_PJRT_Executable_OutputShardings,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of PJRT_Shardings_Extension"]
+        [::std::mem::size_of::<PJRT_Shardings_Extension>() - 40usize];
+    ["Alignment of PJRT_Shardings_Extension"]
+        [::std::mem::align_of::<PJRT_Shardings_Extension>() - 8usize];
+    ["Offset of field: PJRT_Shardings_Extension::base"]
+        [::std::mem::offset_of!(PJRT_Shardings_Extension, base) - 0usize];
+    ["Offset of field: PJRT_Shardings_Extension::PJRT_Shardings_PJRT_Executable_ParameterShardings"] [:: std :: mem :: offset_of ! (PJRT_Shardings_Extension , PJRT_Shardings_PJRT_Executable_ParameterShardings) - 24usize] ;
+    ["Offset of field: PJRT_Shardings_Extension::PJRT_Shardings_PJRT_Executable_OutputShardings"][::std::mem::offset_of!(
+        PJRT_Shardings_Extension,
+        PJRT_Shardings_PJRT_Executable_OutputShardings
+    )
+        - 32usize];
+};
+impl Default for PJRT_Shardings_Extension {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub const PJRT_Shardings_Extension_STRUCT_SIZE: _bindgen_ty_173 = 40;
+pub type _bindgen_ty_173 = ::std::os::raw::c_uint;

@@ -5,14 +5,16 @@
 use super::compile_options::{self, CompileOptions};
 use super::error::ApiError;
 use super::guard::{args_min_size, entry, handle, slice, ApiResult};
+use super::layouts::LayoutList;
 use super::memory::MEMORY_KIND;
 use super::types::pjrt_type;
 use apu_compiler::ir::{TensorType, Type};
 use apu_compiler::program::{read_program, ProgramFormat};
-use apu_compiler::valid::validate;
+use apu_compiler::valid::{validate, ValidModule};
 use apu_pjrt_api::*;
 use std::os::raw::c_char;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
+use std::time::Instant;
 
 /// The program as it was handed to Compile: enough to serialize and recompile it.
 #[derive(Clone, Debug, PartialEq)]
@@ -26,8 +28,11 @@ pub(crate) struct Executable {
     pub name: String,
     /// The executable form (fused plan, or the interpreter where no plan can be built), made once here.
     pub program: Arc<apu_runtime::exec::Program>,
+    /// The validated module, kept to print `program_text` on demand.
+    module: ValidModule,
     /// The validated module as StableHLO text, handed out by `PJRT_Executable_OptimizedProgram`.
-    pub program_text: String,
+    /// Printed on first request: only `compiled.as_text()` and similar ask for it.
+    program_text: OnceLock<String>,
     pub source: ProgramSource,
     pub options: CompileOptions,
     pub num_replicas: usize,
@@ -36,6 +41,9 @@ pub(crate) struct Executable {
     pub output_types: Vec<TensorType>,
     /// Per parameter: the output it may alias (`tf.aliasing_output`), i.e. donated inputs.
     pub aliasing_outputs: Vec<Option<u32>>,
+    /// Layouts extension answers: every parameter and output is dense row-major.
+    pub param_layouts: LayoutList,
+    pub output_layouts: LayoutList,
     output_pjrt_types: Vec<PJRT_Buffer_Type>,
     output_dims: Vec<i64>,
     output_dim_sizes: Vec<usize>,
@@ -96,10 +104,21 @@ impl Executable {
                 source.format
             ))
         })?;
+        let start = Instant::now();
         let module = read_program(format, &source.code)?;
+        let read = start.elapsed();
         let module = validate(module)?;
+        let validated = start.elapsed();
         let program = Arc::new(super::execute::prepare(&module)?);
-        let program_text = apu_compiler::print::print_module(&module);
+        let prepared = start.elapsed();
+        tracing::debug!(
+            "compiled {} bytes of {:?}: read {:?}, validate {:?}, plan {:?}",
+            source.code.len(),
+            source.format,
+            read,
+            validated - read,
+            prepared - validated
+        );
         let entry = module.entry_function();
         let param_types = tensor_types(&entry.param_types(), "parameter")?;
         let output_types = tensor_types(&entry.result_types, "result")?;
@@ -131,6 +150,8 @@ impl Executable {
         let kind = MEMORY_KIND.as_ptr() as *const c_char;
         Ok(Arc::new(Executable {
             name,
+            param_layouts: LayoutList::descending(param_types.iter().map(|t| t.rank())),
+            output_layouts: LayoutList::descending(output_types.iter().map(|t| t.rank())),
             output_pjrt_types: output_types.iter().map(|t| pjrt_type(t.elem)).collect(),
             output_dims: output_types
                 .iter()
@@ -142,7 +163,8 @@ impl Executable {
             param_memory_kinds: vec![kind; param_types.len()],
             param_memory_kind_sizes: vec![MEMORY_KIND.len(); param_types.len()],
             program,
-            program_text,
+            module,
+            program_text: OnceLock::new(),
             source,
             options,
             num_replicas,
@@ -156,6 +178,12 @@ impl Executable {
 
     pub fn fingerprint(&self) -> &str {
         &self.fingerprint
+    }
+
+    /// The validated module as StableHLO text (printed once, on first use).
+    pub fn program_text(&self) -> &str {
+        self.program_text
+            .get_or_init(|| apu_compiler::print::print_module(&self.module))
     }
 }
 
@@ -391,7 +419,7 @@ pub(crate) unsafe extern "C" fn executable_optimized_program(
         const FORMAT: &str = "mlir";
         p.format = FORMAT.as_ptr() as *const c_char;
         p.format_size = FORMAT.len();
-        let text = e.program_text.as_bytes();
+        let text = e.program_text().as_bytes();
         if !p.code.is_null() {
             if p.code_size < text.len() {
                 return Err(ApiError::invalid_argument(format!(

@@ -7,12 +7,12 @@ use apu_pjrt_api::*;
 
 /// The table's pointers are immutable and point at static code; sharing it is safe.
 pub(crate) struct SyncApi(pub PJRT_Api);
-// SAFETY: see above; `extension_start` is NULL.
+// SAFETY: see above; `extension_start` points at the immutable static extension chain.
 unsafe impl Sync for SyncApi {}
 
 pub(crate) static API: SyncApi = SyncApi(PJRT_Api {
     struct_size: std::mem::size_of::<PJRT_Api>(),
-    extension_start: std::ptr::null_mut(),
+    extension_start: extensions::chain_start(),
     pjrt_api_version: PJRT_Api_Version {
         struct_size: std::mem::size_of::<PJRT_Api_Version>(),
         extension_start: std::ptr::null_mut(),
