@@ -3,7 +3,7 @@
 //! renumbered; the call's results become the callee's returned values.
 
 use super::remap::{remap_op, substitute_uses};
-use crate::ir::{Function, Module, OpKind, Region, Type, ValueId};
+use crate::ir::{Function, Module, Op, OpKind, Region, Type, ValueId};
 use crate::{Error, Result};
 use std::collections::HashMap;
 
@@ -12,21 +12,33 @@ use std::collections::HashMap;
 const MAX_DEPTH: usize = 32;
 
 pub fn inline_calls(module: &Module) -> Result<Module> {
-    let mut out = module.clone();
-    for (i, f) in module.functions.iter().enumerate() {
-        out.functions[i] = inline_function(module, f, 0)?;
-    }
-    Ok(out)
+    // Built field by field: cloning the module first would copy every function body only to
+    // replace it (compile time is part of what apu is measured on).
+    let functions = module.functions.iter().map(|f| inline_function(module, f, 0)).collect::<Result<Vec<_>>>()?;
+    Ok(Module {
+        name: module.name.clone(),
+        functions,
+        entry: module.entry,
+        num_replicas: module.num_replicas,
+        num_partitions: module.num_partitions,
+    })
 }
 
 fn inline_function(module: &Module, f: &Function, depth: usize) -> Result<Function> {
     if depth > MAX_DEPTH {
         return Err(Error::invalid(format!("calls nest deeper than {MAX_DEPTH} levels at @{}", f.name)));
     }
-    let mut out = f.clone();
+    let mut values = f.values.clone();
     let mut subst = HashMap::new();
-    out.body = inline_region(module, &mut out.values, &f.body, &mut subst, depth)?;
-    Ok(out)
+    let body = inline_region(module, &mut values, &f.body, &mut subst, depth)?;
+    Ok(Function {
+        name: f.name.clone(),
+        public: f.public,
+        values,
+        body,
+        result_types: f.result_types.clone(),
+        arg_attrs: f.arg_attrs.clone(),
+    })
 }
 
 /// Inlines the calls of `region` (and of regions nested in it) into `values`' arena. `subst` maps
@@ -43,14 +55,20 @@ fn inline_region(
         return Err(Error::invalid(format!("calls or regions nest deeper than {MAX_DEPTH} levels")));
     }
     let mut out = Region { params: region.params.clone(), ops: Vec::with_capacity(region.ops.len()), results: Vec::new() };
-    for op in &region.ops {
-        let mut op = op.clone();
+    for source in &region.ops {
+        let op = source;
+        // Nested regions are rebuilt by the recursion, so they are not cloned here.
+        let mut op = Op {
+            kind: op.kind.clone(),
+            operands: op.operands.clone(),
+            results: op.results.clone(),
+            regions: Vec::new(),
+            location: op.location.clone(),
+        };
         substitute_uses(&mut op, &|v| *subst.get(&v).unwrap_or(&v));
-        let mut regions = Vec::with_capacity(op.regions.len());
-        for r in &op.regions {
-            regions.push(inline_region(module, values, r, subst, depth + 1)?);
+        for r in &source.regions {
+            op.regions.push(inline_region(module, values, r, subst, depth + 1)?);
         }
-        op.regions = regions;
         let callee = match &op.kind {
             OpKind::Call { callee } => module.function(callee),
             _ => None,
@@ -61,11 +79,11 @@ fn inline_region(
         };
         let callee = inline_function(module, callee, depth + 1)?;
         let base = values.len() as u32;
-        values.extend(callee.values.iter().cloned());
         let params: HashMap<ValueId, ValueId> = callee.body.params.iter().copied().zip(op.operands.iter().copied()).collect();
         let rename = |v: ValueId| *params.get(&v).unwrap_or(&ValueId(v.0 + base));
-        for cop in &callee.body.ops {
-            let mut cop = cop.clone();
+        // `callee` is this call site's own inlined copy: its values and ops move, not clone.
+        values.extend(callee.values);
+        for mut cop in callee.body.ops {
             remap_op(&mut cop, &rename);
             out.ops.push(cop);
         }

@@ -36,7 +36,7 @@ pub fn lower(module: &Module, caps: &dyn Capabilities) -> Result<Option<Plan>> {
             return Ok(None);
         }
     }
-    let mut l = Lowering::new(module, f, caps);
+    let mut l = Lowering::new(f, caps);
     for &p in &f.body.params {
         let s = l.new_slot(p)?;
         l.params.push(s);
@@ -49,11 +49,13 @@ pub fn lower(module: &Module, caps: &dyn Capabilities) -> Result<Option<Plan>> {
     for &r in &f.body.results {
         results.push(l.materialize(r)?);
     }
-    Ok(Some(l.finish(results)))
+    let mut plan = l.finish(results);
+    // The plan owns the simplified module (for fallback steps); moved here rather than cloned.
+    plan.module = simplified;
+    Ok(Some(plan))
 }
 
 struct Lowering<'a> {
-    module: &'a Module,
     f: &'a Function,
     caps: &'a dyn Capabilities,
     slots: Vec<TensorType>,
@@ -156,9 +158,8 @@ fn merge_axis(shape: &[i64], strides: &[isize], dims: &[usize]) -> Option<(usize
 }
 
 impl<'a> Lowering<'a> {
-    fn new(module: &'a Module, f: &'a Function, caps: &'a dyn Capabilities) -> Self {
+    fn new(f: &'a Function, caps: &'a dyn Capabilities) -> Self {
         Lowering {
-            module,
             f,
             caps,
             slots: Vec::new(),
@@ -848,7 +849,7 @@ impl<'a> Lowering<'a> {
             constants: self.constants,
             steps,
             results,
-            module: self.module.clone(),
+            module: Module::default(), // `lower` moves the module in
             num_steps: next_id,
         }
     }

@@ -46,9 +46,9 @@ pub fn build_region(region: &RawRegion<'_>, values: &mut Vec<Type>, base: u32, t
 }
 
 fn build_op(op: &RawOp<'_>, values: &mut Vec<Type>, base: u32, table: &mut Table<'_>, out: &mut Vec<Op>) -> Result<()> {
-    let loc = location(op);
     let name = op.name.as_str();
-    let context = || format!("{name} at {loc} (byte {})", op.offset);
+    // The location text is only needed for an error: not computed on the success path.
+    let context = || format!("{name} at {} (byte {})", location(op), op.offset);
     build_op_inner(op, values, base, table, out).map_err(|e| e.context(context()))
 }
 

@@ -15,8 +15,12 @@ pub fn default_threads() -> usize {
         .ok()
         .and_then(|v| v.trim().parse::<usize>().ok())
         .filter(|&n| n > 0)
-        .unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1))
+        .unwrap_or_else(|| *CORES)
 }
+
+/// The machine's cores, asked once: `available_parallelism` reads cgroup files on Linux, which
+/// costs more than the rest of compiling a small program.
+static CORES: Lazy<usize> = Lazy::new(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
 
 pub struct Workers {
     threads: usize,
