@@ -2700,8 +2700,9 @@ APU_PJRT_STRUCT_SIZE_CONSTANT(PJRT_Api, PJRT_TopologyDescription_GetMemorySpaceK
  * Layouts extension (type PJRT_Extension_Type_Layouts, table version 4). Without it, a client
  * learns the layouts of an executable's parameters and outputs by fetching
  * PJRT_Executable_OptimizedProgram and re-compiling that text to HLO, several times per compile.
- * A layout object is opaque; its serialized form is the HLO layout text, e.g. "{1,0}".
- * Older clients know a prefix of the table (the first four entries) and read only that.
+ * A layout object is opaque; its serialized form is the HLO layout text, e.g. "{1,0}" (what the
+ * client's layout parser reads back). Entries were appended over the versions; apu fills all seven,
+ * since clients call some of them without checking for NULL.
  */
 typedef struct PJRT_Layouts_MemoryLayout PJRT_Layouts_MemoryLayout;
 typedef struct PJRT_Layouts_SerializedLayout PJRT_Layouts_SerializedLayout;

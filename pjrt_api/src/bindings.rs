@@ -8521,7 +8521,7 @@ impl Default for PJRT_Api {
 }
 pub const PJRT_Api_STRUCT_SIZE: _bindgen_ty_162 = 1144;
 pub type _bindgen_ty_162 = ::std::os::raw::c_uint;
-#[doc = " Layouts extension (type PJRT_Extension_Type_Layouts, table version 4). Without it, a client\n learns the layouts of an executable's parameters and outputs by fetching\n PJRT_Executable_OptimizedProgram and re-compiling that text to HLO, several times per compile.\n A layout object is opaque; its serialized form is the HLO layout text, e.g. \"{1,0}\".\n Older clients know a prefix of the table (the first four entries) and read only that."]
+#[doc = " Layouts extension (type PJRT_Extension_Type_Layouts, table version 4). Without it, a client\n learns the layouts of an executable's parameters and outputs by fetching\n PJRT_Executable_OptimizedProgram and re-compiling that text to HLO, several times per compile.\n A layout object is opaque; its serialized form is the HLO layout text, e.g. \"{1,0}\" (what the\n client's layout parser reads back). Entries were appended over the versions; apu fills all seven,\n since clients call some of them without checking for NULL."]
 #[repr(C)]
 #[derive(Debug)]
 pub struct PJRT_Layouts_MemoryLayout {
