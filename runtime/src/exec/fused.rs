@@ -361,6 +361,24 @@ impl Compiled {
     }
 }
 
+/// Evaluates flat indices `range` of the expression and stores them to `out` (`esize` bytes per
+/// element) on this thread, CHUNK elements at a time.
+///
+/// # Safety
+/// As [`Compiled::eval`]; `out` must hold the range's elements, and no other thread may write them.
+pub unsafe fn eval_store(ex: &Compiled, inputs: &[*const u8], out: *mut u8, range: std::ops::Range<usize>, esize: usize) {
+    ex.with_registers(|regs| {
+        let last = regs.len() - 1;
+        let mut start = range.start;
+        while start < range.end {
+            let len = CHUNK.min(range.end - start);
+            ex.eval(inputs, start, len, regs, start != range.start);
+            store(&regs[last], out.add(start * esize), len);
+            start += len;
+        }
+    });
+}
+
 /// Coordinates of flat index `i` in `shape`.
 fn unravel(mut i: usize, shape: &[usize], out: &mut [usize]) {
     for d in (0..shape.len()).rev() {

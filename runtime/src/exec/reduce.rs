@@ -158,16 +158,36 @@ impl PtrList {
     }
 }
 
-/// Runs one reduce kernel; `init` is the init value, `out` the output buffer.
+/// Rows `rows` of a `Rows` reduce with `inner` elements per row, on this thread.
+unsafe fn rows_typed<T: Elem, F: Fn(T, T) -> T>(ex: &Compiled, inputs: &[*const u8], rows: std::ops::Range<usize>, inner: usize, init: T, fold: Fold<T, F>, out: *mut T) {
+    for i in rows {
+        let t = fold_range(ex, inputs, i * inner..(i + 1) * inner, &fold);
+        *out.add(i) = (fold.f)(init, t);
+    }
+}
+
+/// What part of a reduce to compute, and how.
+pub enum Job<'a> {
+    /// The whole reduce, split across `workers` as its layout allows.
+    Whole { layout: ReduceLayout, workers: &'a Workers },
+    /// Rows `rows` of a `Rows { inner, .. }` reduce, on the calling thread (a row-blocked group).
+    Rows { rows: std::ops::Range<usize>, inner: usize },
+}
+
+/// Runs one reduce kernel (or the rows of it that `job` says); `init` is the init value, `out` the
+/// output buffer.
 ///
 /// # Safety
 /// Input pointers must cover the expression's loads and `out` must hold the output elements.
-#[allow(clippy::too_many_arguments)]
-pub unsafe fn run(ex: &Compiled, elem: E, op: B, layout: ReduceLayout, inputs: &[Ptr], init: KScalar, out: *mut u8, workers: &Workers) {
+pub unsafe fn run(ex: &Compiled, elem: E, op: B, inputs: &[Ptr], init: KScalar, out: *mut u8, job: Job) {
     macro_rules! go {
         ($t:ty, $id:expr, $f:expr) => {{
             let fold = Fold { id: $id, f: $f };
-            run_typed::<$t, _>(ex, inputs, layout, <$t>::from_k(init).unwrap_or(fold.id), fold, out as *mut $t, workers)
+            let init = <$t>::from_k(init).unwrap_or(fold.id);
+            match &job {
+                Job::Whole { layout, workers } => run_typed::<$t, _>(ex, inputs, *layout, init, fold, out as *mut $t, workers),
+                Job::Rows { rows, inner } => rows_typed::<$t, _>(ex, Ptr::raw(inputs), rows.clone(), *inner, init, fold, out as *mut $t),
+            }
         }};
     }
     macro_rules! float {
