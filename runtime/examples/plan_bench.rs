@@ -62,9 +62,10 @@ fn bench(name: &str, text: &str, args: impl FnOnce() -> Vec<Tensor>, threads: us
     times.sort_by(|a, b| a.partial_cmp(b).unwrap());
     cpu.sort_by(|a, b| a.partial_cmp(b).unwrap());
     println!(
-        "{name:<28} {threads}T {:>12.1} us  (cpu {:>10.1} us)   [{}]",
+        "{name:<28} {threads}T {:>12.1} us  (cpu {:>10.1} us, fastest {:>10.1} us)   [{}]",
         times[runs / 2] * 1e6,
         cpu[runs / 2] * 1e6,
+        times[0] * 1e6,
         p.plan().map_or("interp".into(), |p| p.summary())
     );
 }

@@ -197,8 +197,59 @@ enum Access {
     Contiguous(usize),
     /// Element `offset` everywhere.
     Scalar(usize),
+    /// Element `offset + (i / inner) * stride`: one value per row of `inner` elements (a per-row
+    /// value broadcast along the trailing axes, as softmax reads its row maximum).
+    PerRow { offset: usize, inner: usize, stride: usize },
+    /// Element `offset + i % period`: a contiguous block repeated along the leading axes (a bias
+    /// or scale broadcast over rows).
+    Cyclic { offset: usize, period: usize },
     /// General strides over the kernel shape.
     Strided { offset: isize, strides: Vec<isize> },
+}
+
+/// The trailing axes of `shape` from which every stride is 0 (size-1 axes ignored), as their index.
+fn broadcast_tail(shape: &[i64], strides: &[isize]) -> usize {
+    let mut k = shape.len();
+    while k > 0 && (shape[k - 1] == 1 || strides[k - 1] == 0) {
+        k -= 1;
+    }
+    k
+}
+
+/// `(size, stride)` of axes `dims` of `shape` taken as one axis, if they are laid out as one.
+fn merged(shape: &[i64], strides: &[isize], dims: std::ops::Range<usize>) -> Option<(usize, isize)> {
+    let live: Vec<usize> = dims.clone().filter(|&d| shape[d] != 1).collect();
+    let size = dims.map(|d| shape[d].max(0) as usize).product();
+    for w in live.windows(2) {
+        if strides[w[0]] != strides[w[1]] * shape[w[1]] as isize {
+            return None;
+        }
+    }
+    Some((size, live.last().map_or(0, |&d| strides[d])))
+}
+
+/// A cheaper access than general strides for a view that repeats one value per row or one
+/// contiguous row per row.
+fn special_access(view: &apu_compiler::plan::View, shape: &[i64]) -> Option<Access> {
+    let rank = shape.len();
+    let strides = &view.strides;
+    // Per row: leading axes merge into one with a positive stride, trailing axes are broadcast.
+    let k = broadcast_tail(shape, strides);
+    if k < rank {
+        let (_, stride) = merged(shape, strides, 0..k)?;
+        let inner = shape[k..].iter().map(|&d| d.max(0) as usize).product();
+        return usize::try_from(stride).ok().filter(|&s| s > 0).map(|stride| Access::PerRow { offset: view.offset, inner, stride });
+    }
+    // Cyclic: some leading axes broadcast, the axes after them contiguous.
+    let mut j = 0;
+    while j < rank && (shape[j] == 1 || strides[j] == 0) {
+        j += 1;
+    }
+    if j == 0 {
+        return None;
+    }
+    let (period, stride) = merged(shape, strides, j..rank)?;
+    (period > 0 && (stride == 1 || period == 1)).then_some(Access::Cyclic { offset: view.offset, period })
 }
 
 #[derive(Clone, Debug)]
@@ -237,6 +288,8 @@ impl Compiled {
                         Access::Contiguous(view.offset)
                     } else if view.is_scalar(shape) {
                         Access::Scalar(view.offset)
+                    } else if let Some(a) = special_access(view, shape) {
+                        a
                     } else {
                         Access::Strided { offset: view.offset as isize, strides: view.strides.clone() }
                     };
@@ -450,6 +503,25 @@ macro_rules! load_typed {
             Access::Scalar(off) => {
                 let x = *p.add(*off);
                 $v[..$len].fill(x);
+            }
+            Access::PerRow { offset, inner, stride } => {
+                let (mut j, mut i) = (0, $start);
+                while j < $len {
+                    let row = i / inner;
+                    let run = ((row + 1) * inner - i).min($len - j);
+                    $v[j..j + run].fill(*p.add(offset + row * stride));
+                    j += run;
+                    i += run;
+                }
+            }
+            Access::Cyclic { offset, period } => {
+                let (mut j, mut pos) = (0, $start % period);
+                while j < $len {
+                    let run = (period - pos).min($len - j);
+                    std::ptr::copy_nonoverlapping(p.add(offset + pos), $v[j..j + run].as_mut_ptr(), run);
+                    j += run;
+                    pos = 0;
+                }
             }
             Access::Strided { offset, strides } => {
                 let v = &mut $v[..];
@@ -724,9 +796,9 @@ fn compute<'r, M: fastmath::Madd>(ins: &Instr, src: impl Fn(usize) -> Src<'r>, d
                     U::Negate => map1(a, o, |x| -x),
                     U::Abs => map1(a, o, f32::abs),
                     U::Sqrt => map1(a, o, f32::sqrt),
-                    U::Exponential => map1(a, o, fastmath::exp_f32::<M>),
+                    U::Exponential => fastmath::exp_slice_f32::<M>(a, o),
                     U::Tanh => map1(a, o, fastmath::tanh_f32::<M>),
-                    U::Logistic => map1(a, o, fastmath::logistic_f32::<M>),
+                    U::Logistic => fastmath::logistic_slice_f32::<M>(a, o),
                     U::Rsqrt => map1(a, o, |x| (1.0 / (x as f64).sqrt()) as f32),
                     _ => {
                         let g = unary_f64(op);
