@@ -36,7 +36,12 @@ fn f32_tensor(shape: &[i64], n: usize) -> Tensor {
 /// profiles of one workload do not show the others' input setup).
 fn bench(name: &str, text: &str, args: impl FnOnce() -> Vec<Tensor>, threads: usize) {
     if let Some(filter) = std::env::args().nth(1) {
-        if !name.contains(&filter) {
+        // A filter ending in '$' must match the whole name ("tanh chain 1000000$").
+        let matches = match filter.strip_suffix('$') {
+            Some(exact) => name == exact,
+            None => name.contains(&filter),
+        };
+        if !matches {
             return;
         }
     }

@@ -207,6 +207,54 @@ enum Access {
     Strided { offset: isize, strides: Vec<isize> },
 }
 
+/// The scalar forms of an expression's instructions, and which registers only they read.
+fn scalar_forms(expr: &Expr, steps: &[Step]) -> (Vec<Option<ScalarBinary>>, Vec<bool>) {
+    let n = steps.len();
+    let may_be_uniform = |r: usize| {
+        expr.elems[r] == E::F32
+            && matches!(
+                steps[r],
+                Step::Const(KScalar::F32(_)) | Step::Load { access: Access::Scalar(_) | Access::PerRow { .. }, .. }
+            )
+    };
+    let mut ops = vec![None; n];
+    for (i, ins) in expr.instrs.iter().enumerate() {
+        if let Instr::Binary(op, a, b) = *ins {
+            if expr.elems[i] != E::F32 || !scalar_binary_op(op) || a == b {
+                continue;
+            }
+            ops[i] = match (may_be_uniform(a), may_be_uniform(b)) {
+                (false, true) => Some(ScalarBinary { op, vector: a, uniform: b, uniform_left: false }),
+                (true, false) => Some(ScalarBinary { op, vector: b, uniform: a, uniform_left: true }),
+                _ => None,
+            };
+        }
+    }
+    let mut only = vec![true; n];
+    only[n - 1] = false;
+    for (i, ins) in expr.instrs.iter().enumerate() {
+        for r in operands(ins) {
+            if ops[i].is_none_or(|o| o.uniform != r) {
+                only[r] = false;
+            }
+        }
+    }
+    for (r, o) in only.iter_mut().enumerate() {
+        *o &= may_be_uniform(r);
+    }
+    (ops, only)
+}
+
+/// The registers an instruction reads.
+fn operands(ins: &Instr) -> Vec<usize> {
+    match *ins {
+        Instr::Load { .. } | Instr::Const(_) | Instr::Iota { .. } => vec![],
+        Instr::Unary(_, a) | Instr::Convert(a) => vec![a],
+        Instr::Binary(_, a, b) | Instr::Compare(_, _, a, b) => vec![a, b],
+        Instr::Select(a, b, c) | Instr::Clamp(a, b, c) => vec![a, b, c],
+    }
+}
+
 /// The trailing axes of `shape` from which every stride is 0 (size-1 axes ignored), as their index.
 fn broadcast_tail(shape: &[i64], strides: &[isize]) -> usize {
     let mut k = shape.len();
@@ -260,11 +308,53 @@ enum Step {
     Other,
 }
 
+/// An f32 binary instruction with one operand that is the same for a whole chunk (a constant, a
+/// broadcast scalar, or a per-row value within one row): evaluated against that scalar, without
+/// filling a register with copies of it.
+#[derive(Clone, Copy, Debug)]
+struct ScalarBinary {
+    op: B,
+    /// The register varying along the chunk.
+    vector: usize,
+    /// The register that is uniform over a chunk (when it is: see `Compiled::uniform`).
+    uniform: usize,
+    /// Whether the uniform operand is the left one.
+    uniform_left: bool,
+}
+
+/// Binary ops with a scalar form.
+fn scalar_binary_op(op: B) -> bool {
+    matches!(op, B::Add | B::Subtract | B::Multiply | B::Divide | B::Maximum | B::Minimum)
+}
+
+/// `o = a op k` (or `k op a`) for f32, with the same rules as the register form.
+#[inline(always)]
+fn binary_scalar_f32(op: B, a: &[f32], k: f32, o: &mut [f32], k_left: bool) {
+    match (op, k_left) {
+        (B::Add, _) => map1(a, o, |x| x + k),
+        (B::Multiply, _) => map1(a, o, |x| x * k),
+        (B::Subtract, false) => map1(a, o, |x| x - k),
+        (B::Subtract, true) => map1(a, o, |x| k - x),
+        (B::Divide, false) => map1(a, o, |x| x / k),
+        (B::Divide, true) => map1(a, o, |x| k / x),
+        (B::Maximum, false) => map1(a, o, |x| max_f32(x, k)),
+        (B::Maximum, true) => map1(a, o, |x| max_f32(k, x)),
+        (B::Minimum, false) => map1(a, o, |x| min_f32(x, k)),
+        (B::Minimum, true) => map1(a, o, |x| min_f32(k, x)),
+        _ => {}
+    }
+}
+
 /// An expression prepared for evaluation: the plan's instructions with load addressing resolved.
 #[derive(Clone, Debug)]
 pub struct Compiled {
     pub expr: Expr,
     steps: Vec<Step>,
+    /// Per instruction: its scalar form, if it has one.
+    scalar_ops: Vec<Option<ScalarBinary>>,
+    /// Per instruction: whether its register is read only by scalar forms (so a chunk over which
+    /// it is uniform need not fill it).
+    only_scalar_users: Vec<bool>,
     shape: Vec<usize>,
     /// Element type of each kernel input, as read by its loads.
     pub input_elems: Vec<E>,
@@ -309,7 +399,8 @@ impl Compiled {
         if expr.instrs.is_empty() {
             return Err(Error::internal("empty fused expression"));
         }
-        Ok(Compiled { expr: expr.clone(), steps, shape: shape_u, input_elems })
+        let (scalar_ops, only_scalar_users) = scalar_forms(expr, &steps);
+        Ok(Compiled { expr: expr.clone(), steps, scalar_ops, only_scalar_users, shape: shape_u, input_elems })
     }
 
     /// `(input, offset)` when the whole expression is one contiguous load (`x[offset + i]`): a
@@ -387,6 +478,23 @@ impl Compiled {
         self.eval_body::<fastmath::Separate>(inputs, start, len, regs, consts_ready)
     }
 
+    /// The value of f32 register `r` if it is the same over the chunk `start..start + len`.
+    ///
+    /// # Safety
+    /// As [`Compiled::eval`].
+    #[inline(always)]
+    unsafe fn uniform(&self, r: usize, inputs: &[*const u8], start: usize, len: usize) -> Option<f32> {
+        match &self.steps[r] {
+            Step::Const(KScalar::F32(x)) => Some(*x),
+            Step::Load { input, access: Access::Scalar(off) } => Some(*(inputs[*input] as *const f32).add(*off)),
+            Step::Load { input, access: Access::PerRow { offset, inner, stride } } => {
+                let row = start / inner;
+                (len > 0 && (start + len - 1) / inner == row).then(|| *(inputs[*input] as *const f32).add(offset + row * stride))
+            }
+            _ => None,
+        }
+    }
+
     #[inline(always)]
     unsafe fn eval_body<M: fastmath::Madd>(&self, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf], consts_ready: bool) {
         let last = self.steps.len() - 1;
@@ -397,10 +505,25 @@ impl Compiled {
                 // Contiguous loads are read in place by their users (the result is always stored
                 // in the last register, which callers read).
                 Step::Load { access: Access::Contiguous(_), .. } if i != last => {}
+                // Registers read only in scalar form are not filled when uniform over the chunk.
+                _ if self.only_scalar_users[i] && self.uniform(i, inputs, start, len).is_some() => {}
                 Step::Load { input, access } => load(dst, inputs[*input], access, &self.shape, start, len),
                 Step::Const(_) if consts_ready => {}
                 Step::Const(k) => fill_const(*k, dst, CHUNK),
                 Step::Other => {
+                    if let Some(sb) = self.scalar_ops[i] {
+                        if let (Some(k), Buf::F32(o)) = (self.uniform(sb.uniform, inputs, start, len), &mut *dst) {
+                            let a = match &self.steps[sb.vector] {
+                                Step::Load { input, access: Access::Contiguous(off) } => std::slice::from_raw_parts((inputs[*input] as *const f32).add(off + start), len),
+                                _ => match &lo[sb.vector] {
+                                    Buf::F32(v) => &v[..len],
+                                    _ => &[],
+                                },
+                            };
+                            binary_scalar_f32(sb.op, a, k, &mut o[..len], sb.uniform_left);
+                            continue;
+                        }
+                    }
                     let lo: &[Buf] = lo;
                     let src = |r: usize| match &self.steps[r] {
                         // SAFETY: the caller guarantees that the inputs cover every loaded index.
