@@ -255,3 +255,97 @@ fn softmax_rows_of_special_values() {
         }
     }
 }
+
+/// `r = reduce(op)(x * 2, init)` over the trailing axes and `y = x * broadcast(r) + 1`: one row
+/// reduce of a computed value (rows longer than a register fold chunk by chunk), with an init
+/// that need not be the identity, returning both.
+fn scaled_reduce(op: BinaryOp, init: f64, lead: &[i64], trail: &[i64], elem: E) -> ValidModule {
+    let shape: Vec<i64> = lead.iter().chain(trail).copied().collect();
+    let mut m = Builder { b: FnBuilder::new("main"), lead: lead.to_vec(), shape, elem, keepdims: false };
+    let full = m.full();
+    let x = m.b.param(full.clone());
+    let two = m.splat(2.0, full.clone());
+    let x2 = m.bin(BinaryOp::Multiply, x, two, full.clone());
+    let r = m.reduce(x2, op, init);
+    let br = m.broadcast_rows(r);
+    let y = m.bin(BinaryOp::Multiply, x, br, full.clone());
+    let one = m.splat(1.0, full.clone());
+    let y = m.bin(BinaryOp::Add, y, one, full);
+    let f = m.b.finish(&[y, r]);
+    module(vec![f])
+}
+
+/// Values drawn from zeros of both signs, small integers, infinities and (if `with_nan`) NaN,
+/// so that maximum and minimum folds meet ties between -0 and +0 and NaN in any chunk.
+fn tricky_values(n: usize, seed: u64, with_nan: bool) -> Vec<f64> {
+    let mut seed = seed;
+    (0..n)
+        .map(|_| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            match (seed >> 33) % 23 {
+                0..=4 => 0.0,
+                5..=9 => -0.0,
+                10 => f64::INFINITY,
+                11 => f64::NEG_INFINITY,
+                12 if with_nan => f64::NAN,
+                k => k as f64 - 17.0,
+            }
+        })
+        .collect()
+}
+
+/// Like `check`, and for maximum/minimum also the sign of zeros (-0 < +0 for those ops).
+fn check_signed_zeros(m: &ValidModule, args: &[Tensor]) -> Result<(), TestCaseError> {
+    check(m, args, false)?;
+    let want = interp::run(m, args).map_err(|e| TestCaseError::fail(format!("interpreter: {e}")))?;
+    for threads in [1, 3] {
+        let p = Program::compile_with(m, &Options { threads, min_parallel_work: 1, interpret: false, row_block_bytes: 1 })
+            .map_err(|e| TestCaseError::fail(format!("compile: {e}")))?;
+        let got = p.run(args).map_err(|e| TestCaseError::fail(format!("plan: {e}")))?;
+        for (g, w) in got.iter().zip(&want) {
+            for (k, (x, y)) in floats(g).iter().zip(floats(w)).enumerate() {
+                prop_assert!(x.is_nan() == y.is_nan() && (x.is_nan() || x.to_bits() == y.to_bits()), "[{}]: plan {:?} vs interpreter {:?} ({} threads)", k, x, y, threads);
+            }
+        }
+    }
+    Ok(())
+}
+
+fn fold_op_strategy() -> impl Strategy<Value = BinaryOp> {
+    prop_oneof![Just(BinaryOp::Maximum), Just(BinaryOp::Minimum), Just(BinaryOp::Add)]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// Empty and one-element rows, no rows, rows spanning several register chunks, f32 and f64,
+    /// maximum / minimum / sum with identity and non-identity inits, NaN and signed zeros.
+    #[test]
+    fn row_reduce_chains_match_the_interpreter(
+        op in fold_op_strategy(),
+        init_kind in 0usize..4,
+        lead in prop::collection::vec(prop_oneof![Just(0i64), Just(1i64), 1i64..9], 1..=2),
+        trail in prop::collection::vec(prop_oneof![Just(0i64), Just(1i64), 2i64..20, 500i64..700], 1..=2),
+        f64s in any::<bool>(),
+        with_nan in any::<bool>(),
+        seed in any::<u64>(),
+    ) {
+        let n: i64 = lead.iter().chain(&trail).product();
+        prop_assume!(n <= 20_000);
+        let elem = if f64s { E::F64 } else { E::F32 };
+        let identity = match op {
+            BinaryOp::Maximum => f64::NEG_INFINITY,
+            BinaryOp::Minimum => f64::INFINITY,
+            _ => 0.0,
+        };
+        let init = [identity, 0.5, -0.0, 0.0][init_kind];
+        let m = scaled_reduce(op, init, &lead, &trail, elem);
+        let tt = m.entry_function().param_types()[0].as_tensor().unwrap().clone();
+        let args = [tensor(&tt, &tricky_values(n as usize, seed, with_nan))];
+        if op == BinaryOp::Add {
+            check(&m, &args, false)?;
+        } else {
+            check_signed_zeros(&m, &args)?;
+        }
+    }
+}

@@ -67,7 +67,10 @@ impl PlainFloat for f64 {
 #[inline(always)]
 fn plain_body<T: PlainFloat, const MAX: bool>(lanes: &mut Lanes<T>, v: &[T]) -> bool {
     let mut acc = lanes.0;
-    let mut nan = [false; LANES];
+    // A lane already NaN (an earlier slice folded exactly) must stay NaN, which the plain
+    // compare would not keep: count it as a NaN seen.
+    #[allow(clippy::eq_op)]
+    let mut nan: [bool; LANES] = std::array::from_fn(|l| acc[l] != acc[l]);
     let pick = |a: T, x: T| if MAX { if a > x { a } else { x } } else if a < x { a } else { x };
     let mut blocks = v.chunks_exact(LANES);
     for b in &mut blocks {
@@ -208,6 +211,14 @@ mod tests {
             assert!(!fold_plain::<f32, true>(&mut l, &w), "{special}");
             assert!(l.0.iter().all(|&x| x == f32::NEG_INFINITY), "declined folds leave the lanes alone");
         }
+        // A lane left NaN by an earlier exact fold stays NaN: the plain path declines.
+        let mut l = Lanes::new(f32::NEG_INFINITY);
+        let mut first = vec![1.0f32; LANES];
+        first[2] = f32::NAN;
+        fold(&mut l, &first, &crate::exec::fused::fmax32);
+        assert!(!fold_plain::<f32, true>(&mut l, &v));
+        fold(&mut l, &v, &crate::exec::fused::fmax32);
+        assert!(l.finish(&crate::exec::fused::fmax32).is_nan());
         let mut l = Lanes::new(f64::INFINITY);
         assert!(fold_plain::<f64, false>(&mut l, &[3.0, -2.0, 5.0]));
         assert_eq!(l.finish(&crate::exec::fused::fmin64), -2.0);

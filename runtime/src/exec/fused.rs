@@ -488,8 +488,11 @@ impl Compiled {
             Step::Const(KScalar::F32(x)) => Some(*x),
             Step::Load { input, access: Access::Scalar(off) } => Some(*(inputs[*input] as *const f32).add(*off)),
             Step::Load { input, access: Access::PerRow { offset, inner, stride } } => {
+                if len == 0 || *inner == 0 {
+                    return None;
+                }
                 let row = start / inner;
-                (len > 0 && (start + len - 1) / inner == row).then(|| *(inputs[*input] as *const f32).add(offset + row * stride))
+                ((start + len - 1) / inner == row).then(|| *(inputs[*input] as *const f32).add(offset + row * stride))
             }
             _ => None,
         }

@@ -504,7 +504,7 @@ impl Executable {
                 }
             }
             (StepKind::While { .. } | StepKind::Case { .. }, _) => self.run_control(kind, slots, pool, rng)?,
-            (StepKind::Rows(g), _) => self.run_rows(g, slots, pool)?,
+            (StepKind::Rows(g), _) => self.run_rows(g, slots, pool, rng)?,
             _ => return Err(Error::internal("plan step without its prepared kernel")),
         }
         Ok(())

@@ -5,6 +5,7 @@
 
 use super::fused::{self, Compiled};
 use super::{reduce, take_buffer, Executable, Prepared, Ptr, Slots};
+use crate::interp::random::RunRng;
 use crate::AlignedBytes;
 use apu_compiler::plan::{KScalar, Operand, RowGroup, SlotId, StepKind};
 use apu_compiler::{Error, Result};
@@ -22,6 +23,10 @@ struct Bound<'a> {
     reduce: Option<(apu_compiler::ir::ElementType, apu_compiler::ir::BinaryOp, KScalar)>,
 }
 
+/// Rows longer than this run the group's steps one after the other: a block of one row would not
+/// stay in the L2 cache anyway.
+const MAX_BLOCKED_ROW_BYTES: usize = 256 << 10;
+
 /// Rows per block: enough that one full-size value of a block is about `block_bytes`.
 fn block_rows(row_len: usize, esize: usize, block_bytes: usize) -> usize {
     (block_bytes / (row_len.max(1) * esize.max(1))).max(1)
@@ -32,8 +37,18 @@ fn pointer(ptrs: &[(SlotId, Ptr)], s: SlotId) -> Result<Ptr> {
 }
 
 impl Executable {
-    pub(super) fn run_rows(&self, g: &RowGroup, slots: &mut Slots, pool: &mut Vec<AlignedBytes>) -> Result<()> {
+    pub(super) fn run_rows(&self, g: &RowGroup, slots: &mut Slots, pool: &mut Vec<AlignedBytes>, rng: &RunRng) -> Result<()> {
         let plan = &self.plan;
+        let threads = self.workers.threads();
+        let row_bytes = g.row_len.saturating_mul(8);
+        if (threads > 1 && g.rows < 2 * threads) || row_bytes > MAX_BLOCKED_ROW_BYTES {
+            // Too few rows to split the group across the threads (its steps split each row
+            // instead), or rows too long to stay in cache: the steps one after the other.
+            for step in &g.steps {
+                self.run_step(&step.kind, &self.prepared[step.id], slots, pool, rng)?;
+            }
+            return Ok(());
+        }
         // Buffers of the values the group reads from outside.
         let mut ptrs: Vec<(SlotId, Ptr)> = Vec::new();
         for s in g.reads() {
