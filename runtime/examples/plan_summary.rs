@@ -17,7 +17,7 @@ fn main() {
                 continue;
             }
         };
-        match Program::compile_with(&module, &Options { threads: 1, min_parallel_work: usize::MAX, interpret: false }) {
+        match Program::compile_with(&module, &Options { threads: 1, min_parallel_work: usize::MAX, interpret: false, row_block_bytes: apu_runtime::exec::DEFAULT_ROW_BLOCK_BYTES }) {
             Ok(p) => match p.plan() {
                 Some(plan) => {
                     let fallbacks: Vec<&str> = plan

@@ -103,7 +103,8 @@ fn golden_programs_match_on_the_interpreter_and_the_plan() {
             .collect();
         let mut runs = vec![("interpreter".to_string(), reference)];
         for threads in [1, 3] {
-            let options = Options { threads, min_parallel_work: 1, interpret: false };
+            // One-row blocks for row-blocked groups, so that they are split across the threads too.
+            let options = Options { threads, min_parallel_work: 1, interpret: false, row_block_bytes: 1 };
             let program = Program::compile_with(&module, &options).unwrap_or_else(|e| panic!("{name}: compile: {e}"));
             assert!(program.plan().is_some(), "{name}: no plan was built");
             let out = program.run(&inputs).unwrap_or_else(|e| panic!("{name} on the plan: {e}"));

@@ -34,7 +34,13 @@ fn execute(executor: Executor, module: &apu_compiler::valid::ValidModule, inputs
     match executor {
         Executor::Interp => interp::run(module, inputs).map_err(|e| format!("run: {e}")),
         Executor::Plan { threads } => {
-            let options = Options { threads, min_parallel_work: if threads > 1 { 1 } else { usize::MAX }, interpret: false };
+            let options = Options {
+                threads,
+                min_parallel_work: if threads > 1 { 1 } else { usize::MAX },
+                interpret: false,
+                // One-row blocks of row-blocked groups when split, the default otherwise.
+                row_block_bytes: if threads > 1 { 1 } else { apu_runtime::exec::DEFAULT_ROW_BLOCK_BYTES },
+            };
             let program = Program::compile_with(module, &options).map_err(|e| format!("compile: {e}"))?;
             let first = program.run(inputs).map_err(|e| format!("run: {e}"))?;
             // A second run reuses the buffers recycled by the first: it must give the same results.

@@ -1,5 +1,6 @@
 //! Property tests: random programs (shapes, element types, op chains) give the same results on the
 //! plan executor, with 1 thread and with 3 threads splitting every kernel, as on the interpreter.
+//! Row-blocked groups (softmax and the like) have their own tests in `row_groups.rs`.
 
 mod common;
 
@@ -40,8 +41,9 @@ fn same_everywhere(m: &ValidModule, seed: u64) -> Result<(), TestCaseError> {
     let mut seed = seed;
     let inputs: Vec<Tensor> = m.entry_function().param_types().iter().map(|t| random_tensor(t.as_tensor().unwrap(), &mut seed)).collect();
     let want = interp::run(m, &inputs).map_err(|e| TestCaseError::fail(format!("interpreter: {e}")))?;
-    for (threads, min_parallel_work) in [(1, usize::MAX), (3, 1)] {
-        let p = Program::compile_with(m, &Options { threads, min_parallel_work, interpret: false })
+    // Row-blocked groups run with their default blocks, and with one-row blocks split over threads.
+    for (threads, min_parallel_work, row_block_bytes) in [(1, usize::MAX, apu_runtime::exec::DEFAULT_ROW_BLOCK_BYTES), (3, 1, 1)] {
+        let p = Program::compile_with(m, &Options { threads, min_parallel_work, interpret: false, row_block_bytes })
             .map_err(|e| TestCaseError::fail(format!("compile: {e}")))?;
         // Every generated program moves only tensors: it must get a plan, not the interpreter.
         prop_assert!(p.plan().is_some(), "no plan was built");

@@ -804,7 +804,7 @@ impl<'a> Lowering<'a> {
             for &r in &region.results {
                 results.push(self.materialize(r)?);
             }
-            let steps = std::mem::take(&mut self.steps);
+            let steps = super::rows::group_rows(std::mem::take(&mut self.steps), &self.slots);
             let written: BTreeSet<SlotId> = steps.iter().flat_map(|s| s.kind.writes()).collect();
             let mut clear_after: Vec<SlotId> = params.clone();
             clear_after.extend(results.iter().copied().filter(|r| written.contains(r) && !params.contains(r)));
@@ -840,7 +840,7 @@ impl<'a> Lowering<'a> {
     /// Computes last uses, the slots freed after each step, in-place candidates and step ids.
     fn finish(mut self, results: Vec<SlotId>) -> Plan {
         let mut next_id = 0;
-        let mut steps = std::mem::take(&mut self.steps);
+        let mut steps = super::rows::group_rows(std::mem::take(&mut self.steps), &self.slots);
         let owned: Vec<SlotId> = self.params.clone();
         assign_liveness(&mut steps, &self.slots, &results, &owned, &mut next_id);
         Plan {
@@ -889,20 +889,37 @@ fn assign_liveness(steps: &mut [Step], slots: &[TensorType], keep: &[SlotId], ex
         step.id = *next_id;
         *next_id += 1;
         match &mut step.kind {
-            StepKind::Elementwise(k) => {
-                let out_bytes = slots[k.out].byte_size();
-                k.in_place = (0..k.inputs.len())
-                    .filter(|&j| {
-                        let s = k.inputs[j];
-                        owned[s]
-                            && last_use[s] == Some(i)
-                            && slots[s].byte_size() == out_bytes
-                            && k.expr.instrs.iter().all(|ins| match ins {
-                                Instr::Load { input, view } if *input == j => view.offset == 0 && view.strides == super::view::row_major(&k.shape),
-                                _ => true,
-                            })
-                    })
-                    .collect();
+            StepKind::Elementwise(k) => k.in_place = in_place_inputs(k, slots, |s| owned[s] && last_use[s] == Some(i)),
+            StepKind::Rows(g) => {
+                // Inside the group, an input may be overwritten by the last inner step reading it,
+                // if the group's last use of it is the group's and every inner step reads it
+                // within its own row (blocks of rows are then independent).
+                let inner_last: Vec<(SlotId, usize)> = {
+                    let mut v: Vec<(SlotId, usize)> = Vec::new();
+                    for (q, s) in g.steps.iter().enumerate() {
+                        for r in s.kind.reads() {
+                            match v.iter_mut().find(|e| e.0 == r) {
+                                Some(e) => e.1 = q,
+                                None => v.push((r, q)),
+                            }
+                        }
+                    }
+                    v
+                };
+                let row_local: Vec<(SlotId, bool)> =
+                    inner_last.iter().map(|&(s, _)| (s, super::rows::group_reads_in_row(g, s, slots))).collect();
+                for (q, inner) in g.steps.iter_mut().enumerate() {
+                    inner.id = *next_id;
+                    *next_id += 1;
+                    if let StepKind::Elementwise(k) = &mut inner.kind {
+                        k.in_place = in_place_inputs(k, slots, |s| {
+                            owned[s]
+                                && last_use[s] == Some(i)
+                                && inner_last.iter().any(|&(r, lq)| r == s && lq == q)
+                                && row_local.iter().any(|&(r, ok)| r == s && ok)
+                        });
+                    }
+                }
             }
             StepKind::DynamicSlice(d) => {
                 d.in_place = d.update.is_some()
@@ -927,6 +944,23 @@ fn assign_liveness(steps: &mut [Step], slots: &[TensorType], keep: &[SlotId], ex
             _ => {}
         }
     }
+}
+
+/// Inputs of `k` whose buffer it may write its result into: `last_use_here(slot)` (the kernel is
+/// the slot's last use and the plan owns it), the same byte size, read at the output's index.
+fn in_place_inputs(k: &FusedKernel, slots: &[TensorType], last_use_here: impl Fn(SlotId) -> bool) -> Vec<usize> {
+    let out_bytes = slots[k.out].byte_size();
+    (0..k.inputs.len())
+        .filter(|&j| {
+            let s = k.inputs[j];
+            last_use_here(s)
+                && slots[s].byte_size() == out_bytes
+                && k.expr.instrs.iter().all(|ins| match ins {
+                    Instr::Load { input, view } if *input == j => view.offset == 0 && view.strides == super::view::row_major(&k.shape),
+                    _ => true,
+                })
+        })
+        .collect()
 }
 
 fn inverse(perm: &[usize]) -> Vec<i64> {

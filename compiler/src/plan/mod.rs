@@ -6,6 +6,7 @@
 //! cannot disagree about what a fused kernel can evaluate.
 
 pub mod lower;
+pub mod rows;
 pub mod view;
 
 use crate::ir::{BinaryOp, ComparisonDirection, ComparisonType, ElementType, Literal, Module, Op, TensorType, UnaryOp, ValueId};
@@ -202,9 +203,38 @@ pub struct ConcatKernel {
     pub row_bytes: Vec<usize>,
 }
 
+/// Consecutive elementwise and row-reduce steps over one row space (`rows` rows of `row_len`
+/// elements, the leading and trailing axes of their shapes) that read each other's results only
+/// within the same row: the executor runs all of them on one block of rows before the next block,
+/// so the values they pass stay in cache (softmax, log-softmax, layer norm). See [`rows`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct RowGroup {
+    pub rows: usize,
+    pub row_len: usize,
+    /// `Elementwise` steps over `rows * row_len` or `rows` elements, and `Reduce` steps with
+    /// layout `Rows { outer: rows, inner: row_len }`; their `free_after` lists are empty (slots
+    /// are freed after the whole group).
+    pub steps: Vec<Step>,
+}
+
+impl RowGroup {
+    /// Slots the group reads that its own steps do not write, each once.
+    pub fn reads(&self) -> Vec<SlotId> {
+        let written: Vec<SlotId> = self.steps.iter().flat_map(|s| s.kind.writes()).collect();
+        let mut v: Vec<SlotId> = Vec::new();
+        for r in self.steps.iter().flat_map(|s| s.kind.reads()) {
+            if !written.contains(&r) && !v.contains(&r) {
+                v.push(r);
+            }
+        }
+        v
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum StepKind {
     Elementwise(FusedKernel),
+    Rows(RowGroup),
     Concat(ConcatKernel),
     DynamicSlice(DynamicSliceKernel),
     Conv(ConvKernel),
@@ -248,6 +278,7 @@ impl StepKind {
     pub fn reads(&self) -> Vec<SlotId> {
         match self {
             StepKind::Elementwise(k) => k.inputs.clone(),
+            StepKind::Rows(g) => g.reads(),
             StepKind::Reduce(k) => {
                 let mut v = k.inputs.clone();
                 if let Operand::Slot(s) = k.init {
@@ -271,6 +302,7 @@ impl StepKind {
     pub fn writes(&self) -> Vec<SlotId> {
         match self {
             StepKind::Elementwise(k) => vec![k.out],
+            StepKind::Rows(g) => g.steps.iter().flat_map(|s| s.kind.writes()).collect(),
             StepKind::Reduce(k) => vec![k.out],
             StepKind::Dot(d) => vec![d.out],
             StepKind::Conv(c) => vec![c.out],
@@ -314,7 +346,7 @@ pub struct Plan {
 impl Plan {
     /// How many steps of each kind (nested blocks included), for logs and tests.
     pub fn summary(&self) -> String {
-        fn count(steps: &[Step], counts: &mut [usize; 6]) {
+        fn count(steps: &[Step], counts: &mut [usize; 7]) {
             for s in steps {
                 counts[match s.kind {
                     StepKind::Elementwise(_) => 0,
@@ -323,17 +355,22 @@ impl Plan {
                     StepKind::Alias { .. } | StepKind::DynamicSlice(_) | StepKind::Concat(_) => 3,
                     StepKind::Fallback { .. } => 4,
                     StepKind::While { .. } | StepKind::Case { .. } => 5,
+                    StepKind::Rows(_) => 6,
                 }] += 1;
+                if let StepKind::Rows(g) = &s.kind {
+                    count(&g.steps, counts);
+                }
                 for b in s.kind.blocks() {
                     count(&b.steps, counts);
                 }
             }
         }
-        let mut counts = [0usize; 6];
+        let mut counts = [0usize; 7];
         count(&self.steps, &mut counts);
+        let groups = if counts[6] > 0 { format!(" ({} row-blocked groups)", counts[6]) } else { String::new() };
         format!(
-            "{} steps: {} fused, {} reduce, {} dot/conv, {} alias/copy, {} fallback, {} control",
-            counts.iter().sum::<usize>(),
+            "{} steps: {} fused, {} reduce, {} dot/conv, {} alias/copy, {} fallback, {} control{groups}",
+            counts[..6].iter().sum::<usize>(),
             counts[0],
             counts[1],
             counts[2],

@@ -49,6 +49,76 @@ fn fold_body<T: Copy, F: Fn(T, T) -> T>(lanes: &mut Lanes<T>, v: &[T], f: &F) {
     lanes.0 = acc;
 }
 
+/// Floats whose maximum/minimum folds have a plain compare-and-select fast path.
+pub trait PlainFloat: Copy + PartialOrd {
+    const ZERO: Self;
+}
+impl PlainFloat for f32 {
+    const ZERO: f32 = 0.0;
+}
+impl PlainFloat for f64 {
+    const ZERO: f64 = 0.0;
+}
+
+/// The maximum (`MAX`) or minimum fold as one compare and select per element, committed to the
+/// lanes only when that is exact: no element is NaN (NaN wins under the IEEE rules the kernels
+/// follow) and no lane ends at a zero (only there can the order of -0 and +0 matter, +0 being the
+/// larger). Returns whether the lanes were updated.
+#[inline(always)]
+fn plain_body<T: PlainFloat, const MAX: bool>(lanes: &mut Lanes<T>, v: &[T]) -> bool {
+    let mut acc = lanes.0;
+    // A lane already NaN (an earlier slice folded exactly) must stay NaN, which the plain
+    // compare would not keep: count it as a NaN seen.
+    #[allow(clippy::eq_op)]
+    let mut nan: [bool; LANES] = std::array::from_fn(|l| acc[l] != acc[l]);
+    let pick = |a: T, x: T| if MAX { if a > x { a } else { x } } else if a < x { a } else { x };
+    let mut blocks = v.chunks_exact(LANES);
+    for b in &mut blocks {
+        for l in 0..LANES {
+            #[allow(clippy::eq_op)]
+            let is_nan = b[l] != b[l];
+            nan[l] |= is_nan;
+            acc[l] = pick(acc[l], b[l]);
+        }
+    }
+    for (l, &x) in blocks.remainder().iter().enumerate() {
+        #[allow(clippy::eq_op)]
+        let is_nan = x != x;
+        nan[l] |= is_nan;
+        acc[l] = pick(acc[l], x);
+    }
+    if nan.iter().any(|&s| s) || acc.iter().any(|&a| a == T::ZERO) {
+        return false;
+    }
+    lanes.0 = acc;
+    true
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma,bmi2")]
+unsafe fn plain_avx512<T: PlainFloat, const MAX: bool>(lanes: &mut Lanes<T>, v: &[T]) -> bool {
+    plain_body::<T, MAX>(lanes, v)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn plain_avx2<T: PlainFloat, const MAX: bool>(lanes: &mut Lanes<T>, v: &[T]) -> bool {
+    plain_body::<T, MAX>(lanes, v)
+}
+
+/// Folds `v` into the lanes by maximum (`MAX`) or minimum with the fast path of `plain_body`;
+/// returns false (lanes unchanged) when `v` holds a NaN or a zero, for the exact fold to handle.
+pub fn fold_plain<T: PlainFloat, const MAX: bool>(lanes: &mut Lanes<T>, v: &[T]) -> bool {
+    match cpu_level() {
+        // SAFETY: as in `fold`.
+        #[cfg(target_arch = "x86_64")]
+        CpuLevel::Avx512 => unsafe { plain_avx512::<T, MAX>(lanes, v) },
+        #[cfg(target_arch = "x86_64")]
+        CpuLevel::Avx2 => unsafe { plain_avx2::<T, MAX>(lanes, v) },
+        _ => plain_body::<T, MAX>(lanes, v),
+    }
+}
+
 #[inline(always)]
 fn combine_body<T: Copy, F: Fn(T, T) -> T>(acc: &mut [T], v: &[T], f: &F) {
     for (a, &x) in acc.iter_mut().zip(v) {
@@ -117,6 +187,41 @@ mod tests {
             fold(&mut lanes, &v[n / 2..], &|a, b| a + b);
             assert_eq!(lanes.finish(&|a, b| a + b), (n as u64) * (n as u64 + 1) / 2, "n = {n}");
         }
+        // The plain maximum agrees with the exact one, and declines slices with zeros or NaN.
+        let v: Vec<f32> = (0..200).map(|i| ((i * 37) % 101) as f32 - 50.5).collect();
+        let exact = |v: &[f32]| {
+            let mut l = Lanes::new(f32::NEG_INFINITY);
+            fold(&mut l, v, &crate::exec::fused::fmax32);
+            l.finish(&crate::exec::fused::fmax32)
+        };
+        let mut l = Lanes::new(f32::NEG_INFINITY);
+        assert!(fold_plain::<f32, true>(&mut l, &v));
+        assert_eq!(l.finish(&crate::exec::fused::fmax32), exact(&v));
+        // A zero below the maximum changes nothing; a lane ending at a zero or a NaN anywhere
+        // makes it decline.
+        let mut w = v.clone();
+        w[77] = -0.0;
+        let mut l = Lanes::new(f32::NEG_INFINITY);
+        assert!(fold_plain::<f32, true>(&mut l, &w));
+        assert_eq!(l.finish(&crate::exec::fused::fmax32), exact(&w));
+        for (special, at) in [(f32::NAN, 77), (0.0, 3), (-0.0, 3)] {
+            let mut w: Vec<f32> = v.iter().map(|x| -x.abs() - 1.0).collect();
+            w[at] = special;
+            let mut l = Lanes::new(f32::NEG_INFINITY);
+            assert!(!fold_plain::<f32, true>(&mut l, &w), "{special}");
+            assert!(l.0.iter().all(|&x| x == f32::NEG_INFINITY), "declined folds leave the lanes alone");
+        }
+        // A lane left NaN by an earlier exact fold stays NaN: the plain path declines.
+        let mut l = Lanes::new(f32::NEG_INFINITY);
+        let mut first = vec![1.0f32; LANES];
+        first[2] = f32::NAN;
+        fold(&mut l, &first, &crate::exec::fused::fmax32);
+        assert!(!fold_plain::<f32, true>(&mut l, &v));
+        fold(&mut l, &v, &crate::exec::fused::fmax32);
+        assert!(l.finish(&crate::exec::fused::fmax32).is_nan());
+        let mut l = Lanes::new(f64::INFINITY);
+        assert!(fold_plain::<f64, false>(&mut l, &[3.0, -2.0, 5.0]));
+        assert_eq!(l.finish(&crate::exec::fused::fmin64), -2.0);
         let mut acc = vec![1i32; 5];
         combine(&mut acc, &[1, 2, 3, 4, 5], &|a, b| a * b);
         assert_eq!(acc, [1, 2, 3, 4, 5]);

@@ -197,8 +197,107 @@ enum Access {
     Contiguous(usize),
     /// Element `offset` everywhere.
     Scalar(usize),
+    /// Element `offset + (i / inner) * stride`: one value per row of `inner` elements (a per-row
+    /// value broadcast along the trailing axes, as softmax reads its row maximum).
+    PerRow { offset: usize, inner: usize, stride: usize },
+    /// Element `offset + i % period`: a contiguous block repeated along the leading axes (a bias
+    /// or scale broadcast over rows).
+    Cyclic { offset: usize, period: usize },
     /// General strides over the kernel shape.
     Strided { offset: isize, strides: Vec<isize> },
+}
+
+/// The scalar forms of an expression's instructions, and which registers only they read.
+fn scalar_forms(expr: &Expr, steps: &[Step]) -> (Vec<Option<ScalarBinary>>, Vec<bool>) {
+    let n = steps.len();
+    let may_be_uniform = |r: usize| {
+        expr.elems[r] == E::F32
+            && matches!(
+                steps[r],
+                Step::Const(KScalar::F32(_)) | Step::Load { access: Access::Scalar(_) | Access::PerRow { .. }, .. }
+            )
+    };
+    let mut ops = vec![None; n];
+    for (i, ins) in expr.instrs.iter().enumerate() {
+        if let Instr::Binary(op, a, b) = *ins {
+            if expr.elems[i] != E::F32 || !scalar_binary_op(op) || a == b {
+                continue;
+            }
+            ops[i] = match (may_be_uniform(a), may_be_uniform(b)) {
+                (false, true) => Some(ScalarBinary { op, vector: a, uniform: b, uniform_left: false }),
+                (true, false) => Some(ScalarBinary { op, vector: b, uniform: a, uniform_left: true }),
+                _ => None,
+            };
+        }
+    }
+    let mut only = vec![true; n];
+    only[n - 1] = false;
+    for (i, ins) in expr.instrs.iter().enumerate() {
+        for r in operands(ins) {
+            if ops[i].is_none_or(|o| o.uniform != r) {
+                only[r] = false;
+            }
+        }
+    }
+    for (r, o) in only.iter_mut().enumerate() {
+        *o &= may_be_uniform(r);
+    }
+    (ops, only)
+}
+
+/// The registers an instruction reads.
+fn operands(ins: &Instr) -> Vec<usize> {
+    match *ins {
+        Instr::Load { .. } | Instr::Const(_) | Instr::Iota { .. } => vec![],
+        Instr::Unary(_, a) | Instr::Convert(a) => vec![a],
+        Instr::Binary(_, a, b) | Instr::Compare(_, _, a, b) => vec![a, b],
+        Instr::Select(a, b, c) | Instr::Clamp(a, b, c) => vec![a, b, c],
+    }
+}
+
+/// The trailing axes of `shape` from which every stride is 0 (size-1 axes ignored), as their index.
+fn broadcast_tail(shape: &[i64], strides: &[isize]) -> usize {
+    let mut k = shape.len();
+    while k > 0 && (shape[k - 1] == 1 || strides[k - 1] == 0) {
+        k -= 1;
+    }
+    k
+}
+
+/// `(size, stride)` of axes `dims` of `shape` taken as one axis, if they are laid out as one.
+fn merged(shape: &[i64], strides: &[isize], dims: std::ops::Range<usize>) -> Option<(usize, isize)> {
+    let live: Vec<usize> = dims.clone().filter(|&d| shape[d] != 1).collect();
+    let size = dims.map(|d| shape[d].max(0) as usize).product();
+    for w in live.windows(2) {
+        if strides[w[0]] != strides[w[1]] * shape[w[1]] as isize {
+            return None;
+        }
+    }
+    Some((size, live.last().map_or(0, |&d| strides[d])))
+}
+
+/// A cheaper access than general strides for a view that repeats one value per row or one
+/// contiguous row per row.
+fn special_access(view: &apu_compiler::plan::View, shape: &[i64]) -> Option<Access> {
+    let rank = shape.len();
+    let strides = &view.strides;
+    // Per row: leading axes merge into one with a positive stride, trailing axes are broadcast.
+    let k = broadcast_tail(shape, strides);
+    if k < rank {
+        let (_, stride) = merged(shape, strides, 0..k)?;
+        let inner = shape[k..].iter().map(|&d| d.max(0) as usize).product();
+        return usize::try_from(stride).ok().filter(|&s| s > 0).map(|stride| Access::PerRow { offset: view.offset, inner, stride });
+    }
+    // Cyclic: some leading axes broadcast, the axes after them contiguous.
+    let mut j = 0;
+    while j < rank && (shape[j] == 1 || strides[j] == 0) {
+        j += 1;
+    }
+    if j == 0 {
+        return None;
+    }
+    let (period, stride) = merged(shape, strides, j..rank)?;
+    (period > 0 && (stride == 1 || period == 1)).then_some(Access::Cyclic { offset: view.offset, period })
 }
 
 #[derive(Clone, Debug)]
@@ -209,11 +308,53 @@ enum Step {
     Other,
 }
 
+/// An f32 binary instruction with one operand that is the same for a whole chunk (a constant, a
+/// broadcast scalar, or a per-row value within one row): evaluated against that scalar, without
+/// filling a register with copies of it.
+#[derive(Clone, Copy, Debug)]
+struct ScalarBinary {
+    op: B,
+    /// The register varying along the chunk.
+    vector: usize,
+    /// The register that is uniform over a chunk (when it is: see `Compiled::uniform`).
+    uniform: usize,
+    /// Whether the uniform operand is the left one.
+    uniform_left: bool,
+}
+
+/// Binary ops with a scalar form.
+fn scalar_binary_op(op: B) -> bool {
+    matches!(op, B::Add | B::Subtract | B::Multiply | B::Divide | B::Maximum | B::Minimum)
+}
+
+/// `o = a op k` (or `k op a`) for f32, with the same rules as the register form.
+#[inline(always)]
+fn binary_scalar_f32(op: B, a: &[f32], k: f32, o: &mut [f32], k_left: bool) {
+    match (op, k_left) {
+        (B::Add, _) => map1(a, o, |x| x + k),
+        (B::Multiply, _) => map1(a, o, |x| x * k),
+        (B::Subtract, false) => map1(a, o, |x| x - k),
+        (B::Subtract, true) => map1(a, o, |x| k - x),
+        (B::Divide, false) => map1(a, o, |x| x / k),
+        (B::Divide, true) => map1(a, o, |x| k / x),
+        (B::Maximum, false) => map1(a, o, |x| max_f32(x, k)),
+        (B::Maximum, true) => map1(a, o, |x| max_f32(k, x)),
+        (B::Minimum, false) => map1(a, o, |x| min_f32(x, k)),
+        (B::Minimum, true) => map1(a, o, |x| min_f32(k, x)),
+        _ => {}
+    }
+}
+
 /// An expression prepared for evaluation: the plan's instructions with load addressing resolved.
 #[derive(Clone, Debug)]
 pub struct Compiled {
     pub expr: Expr,
     steps: Vec<Step>,
+    /// Per instruction: its scalar form, if it has one.
+    scalar_ops: Vec<Option<ScalarBinary>>,
+    /// Per instruction: whether its register is read only by scalar forms (so a chunk over which
+    /// it is uniform need not fill it).
+    only_scalar_users: Vec<bool>,
     shape: Vec<usize>,
     /// Element type of each kernel input, as read by its loads.
     pub input_elems: Vec<E>,
@@ -237,6 +378,8 @@ impl Compiled {
                         Access::Contiguous(view.offset)
                     } else if view.is_scalar(shape) {
                         Access::Scalar(view.offset)
+                    } else if let Some(a) = special_access(view, shape) {
+                        a
                     } else {
                         Access::Strided { offset: view.offset as isize, strides: view.strides.clone() }
                     };
@@ -256,7 +399,8 @@ impl Compiled {
         if expr.instrs.is_empty() {
             return Err(Error::internal("empty fused expression"));
         }
-        Ok(Compiled { expr: expr.clone(), steps, shape: shape_u, input_elems })
+        let (scalar_ops, only_scalar_users) = scalar_forms(expr, &steps);
+        Ok(Compiled { expr: expr.clone(), steps, scalar_ops, only_scalar_users, shape: shape_u, input_elems })
     }
 
     /// `(input, offset)` when the whole expression is one contiguous load (`x[offset + i]`): a
@@ -334,6 +478,26 @@ impl Compiled {
         self.eval_body::<fastmath::Separate>(inputs, start, len, regs, consts_ready)
     }
 
+    /// The value of f32 register `r` if it is the same over the chunk `start..start + len`.
+    ///
+    /// # Safety
+    /// As [`Compiled::eval`].
+    #[inline(always)]
+    unsafe fn uniform(&self, r: usize, inputs: &[*const u8], start: usize, len: usize) -> Option<f32> {
+        match &self.steps[r] {
+            Step::Const(KScalar::F32(x)) => Some(*x),
+            Step::Load { input, access: Access::Scalar(off) } => Some(*(inputs[*input] as *const f32).add(*off)),
+            Step::Load { input, access: Access::PerRow { offset, inner, stride } } => {
+                if len == 0 || *inner == 0 {
+                    return None;
+                }
+                let row = start / inner;
+                ((start + len - 1) / inner == row).then(|| *(inputs[*input] as *const f32).add(offset + row * stride))
+            }
+            _ => None,
+        }
+    }
+
     #[inline(always)]
     unsafe fn eval_body<M: fastmath::Madd>(&self, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf], consts_ready: bool) {
         let last = self.steps.len() - 1;
@@ -344,10 +508,25 @@ impl Compiled {
                 // Contiguous loads are read in place by their users (the result is always stored
                 // in the last register, which callers read).
                 Step::Load { access: Access::Contiguous(_), .. } if i != last => {}
+                // Registers read only in scalar form are not filled when uniform over the chunk.
+                _ if self.only_scalar_users[i] && self.uniform(i, inputs, start, len).is_some() => {}
                 Step::Load { input, access } => load(dst, inputs[*input], access, &self.shape, start, len),
                 Step::Const(_) if consts_ready => {}
                 Step::Const(k) => fill_const(*k, dst, CHUNK),
                 Step::Other => {
+                    if let Some(sb) = self.scalar_ops[i] {
+                        if let (Some(k), Buf::F32(o)) = (self.uniform(sb.uniform, inputs, start, len), &mut *dst) {
+                            let a = match &self.steps[sb.vector] {
+                                Step::Load { input, access: Access::Contiguous(off) } => std::slice::from_raw_parts((inputs[*input] as *const f32).add(off + start), len),
+                                _ => match &lo[sb.vector] {
+                                    Buf::F32(v) => &v[..len],
+                                    _ => &[],
+                                },
+                            };
+                            binary_scalar_f32(sb.op, a, k, &mut o[..len], sb.uniform_left);
+                            continue;
+                        }
+                    }
                     let lo: &[Buf] = lo;
                     let src = |r: usize| match &self.steps[r] {
                         // SAFETY: the caller guarantees that the inputs cover every loaded index.
@@ -359,6 +538,24 @@ impl Compiled {
             }
         }
     }
+}
+
+/// Evaluates flat indices `range` of the expression and stores them to `out` (`esize` bytes per
+/// element) on this thread, CHUNK elements at a time.
+///
+/// # Safety
+/// As [`Compiled::eval`]; `out` must hold the range's elements, and no other thread may write them.
+pub unsafe fn eval_store(ex: &Compiled, inputs: &[*const u8], out: *mut u8, range: std::ops::Range<usize>, esize: usize) {
+    ex.with_registers(|regs| {
+        let last = regs.len() - 1;
+        let mut start = range.start;
+        while start < range.end {
+            let len = CHUNK.min(range.end - start);
+            ex.eval(inputs, start, len, regs, start != range.start);
+            store(&regs[last], out.add(start * esize), len);
+            start += len;
+        }
+    });
 }
 
 /// Coordinates of flat index `i` in `shape`.
@@ -432,6 +629,25 @@ macro_rules! load_typed {
             Access::Scalar(off) => {
                 let x = *p.add(*off);
                 $v[..$len].fill(x);
+            }
+            Access::PerRow { offset, inner, stride } => {
+                let (mut j, mut i) = (0, $start);
+                while j < $len {
+                    let row = i / inner;
+                    let run = ((row + 1) * inner - i).min($len - j);
+                    $v[j..j + run].fill(*p.add(offset + row * stride));
+                    j += run;
+                    i += run;
+                }
+            }
+            Access::Cyclic { offset, period } => {
+                let (mut j, mut pos) = (0, $start % period);
+                while j < $len {
+                    let run = (period - pos).min($len - j);
+                    std::ptr::copy_nonoverlapping(p.add(offset + pos), $v[j..j + run].as_mut_ptr(), run);
+                    j += run;
+                    pos = 0;
+                }
             }
             Access::Strided { offset, strides } => {
                 let v = &mut $v[..];
@@ -706,9 +922,9 @@ fn compute<'r, M: fastmath::Madd>(ins: &Instr, src: impl Fn(usize) -> Src<'r>, d
                     U::Negate => map1(a, o, |x| -x),
                     U::Abs => map1(a, o, f32::abs),
                     U::Sqrt => map1(a, o, f32::sqrt),
-                    U::Exponential => map1(a, o, fastmath::exp_f32::<M>),
+                    U::Exponential => fastmath::exp_slice_f32::<M>(a, o),
                     U::Tanh => map1(a, o, fastmath::tanh_f32::<M>),
-                    U::Logistic => map1(a, o, fastmath::logistic_f32::<M>),
+                    U::Logistic => fastmath::logistic_slice_f32::<M>(a, o),
                     U::Rsqrt => map1(a, o, |x| (1.0 / (x as f64).sqrt()) as f32),
                     _ => {
                         let g = unary_f64(op);

@@ -12,6 +12,7 @@ mod fold;
 pub mod fused;
 mod gemm;
 mod reduce;
+mod rows;
 pub mod workers;
 
 use crate::{interp, AlignedBytes, Tensor};
@@ -80,6 +81,9 @@ pub struct Options {
     pub min_parallel_work: usize,
     /// Run on the reference interpreter instead of a plan.
     pub interpret: bool,
+    /// Row-blocked groups (softmax and the like) run this many bytes of each full-size value per
+    /// block of rows (small enough that a block's values stay in L1).
+    pub row_block_bytes: usize,
 }
 
 impl Options {
@@ -89,9 +93,14 @@ impl Options {
             threads: workers::default_threads(),
             min_parallel_work: 1 << 16,
             interpret: std::env::var("APU_EXECUTOR").map(|v| v == "interp").unwrap_or(false),
+            row_block_bytes: std::env::var("APU_ROW_BLOCK_BYTES").ok().and_then(|v| v.trim().parse().ok()).unwrap_or(DEFAULT_ROW_BLOCK_BYTES),
         }
     }
 }
+
+/// Bytes of one full-size value per block of a row-blocked group: a few such values and the
+/// fused kernels' registers fit a 32 KiB L1 data cache.
+pub const DEFAULT_ROW_BLOCK_BYTES: usize = 16 << 10;
 
 /// A compiled program, shareable between threads; each [`Program::run`] has its own slots.
 pub struct Program {
@@ -121,6 +130,8 @@ struct Executable {
     prepared: Vec<Prepared>,
     constants: Vec<(usize, Arc<AlignedBytes>)>,
     workers: Workers,
+    /// See [`Options::row_block_bytes`].
+    row_block_bytes: usize,
     /// Buffers left from earlier runs, reused so large buffers stay mapped.
     spare: Mutex<Vec<AlignedBytes>>,
     /// Outputs handed out by earlier runs: once the caller has dropped one, its buffer is reused
@@ -171,6 +182,7 @@ impl Program {
             prepared,
             constants,
             workers,
+            row_block_bytes: options.row_block_bytes.max(1),
             spare: Mutex::new(Vec::new()),
             handed_out: Mutex::new(Vec::new()),
         }))))
@@ -213,6 +225,9 @@ fn prepare(steps: &[Step], prepared: &mut [Prepared]) -> Result<()> {
             StepKind::Reduce(k) => Prepared::Expr(Compiled::new(&k.expr, &k.input_shape, k.inputs.len())?),
             _ => Prepared::None,
         };
+        if let StepKind::Rows(g) = &step.kind {
+            prepare(&g.steps, prepared)?;
+        }
         for b in step.kind.blocks() {
             prepare(&b.steps, prepared)?;
         }
@@ -404,7 +419,7 @@ impl Executable {
                 };
                 let mut buf = take_buffer(pool, plan.slots[k.out].byte_size());
                 // SAFETY: the lowering sized every input and the output for this kernel.
-                unsafe { reduce::run(ex, k.elem, k.combiner, k.layout, inputs, init, buf.as_mut_ptr(), &self.workers) };
+                unsafe { reduce::run(ex, k.elem, k.combiner, inputs, init, buf.as_mut_ptr(), reduce::Job::Whole { layout: k.layout, workers: &self.workers }) };
                 slots[k.out] = Some(Arc::new(buf));
             }
             (StepKind::Dot(d), _) => {
@@ -489,6 +504,7 @@ impl Executable {
                 }
             }
             (StepKind::While { .. } | StepKind::Case { .. }, _) => self.run_control(kind, slots, pool, rng)?,
+            (StepKind::Rows(g), _) => self.run_rows(g, slots, pool, rng)?,
             _ => return Err(Error::internal("plan step without its prepared kernel")),
         }
         Ok(())
@@ -497,21 +513,9 @@ impl Executable {
     fn elementwise(&self, ex: &Compiled, inputs: &[Ptr], out: Ptr, n: usize, esize: usize) {
         let cost = ex.expr.instrs.len().max(1);
         self.workers.for_ranges(n, CHUNK, cost, &|r| {
-            ex.with_registers(|regs| {
-                let ptrs = Ptr::raw(inputs);
-                let last = regs.len() - 1;
-                let mut start = r.start;
-                while start < r.end {
-                    let len = CHUNK.min(r.end - start);
-                    // SAFETY: inputs cover the loads (checked by the lowering's shapes) and the output
-                    // holds n elements; ranges of different threads are disjoint.
-                    unsafe {
-                        ex.eval(ptrs, start, len, regs, start != r.start);
-                        fused::store(&regs[last], (out.get() as *mut u8).add(start * esize), len);
-                    }
-                    start += len;
-                }
-            });
+            // SAFETY: inputs cover the loads (checked by the lowering's shapes) and the output
+            // holds n elements; ranges of different threads are disjoint.
+            unsafe { fused::eval_store(ex, Ptr::raw(inputs), out.get() as *mut u8, r, esize) }
         });
     }
 }

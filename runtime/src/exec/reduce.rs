@@ -49,6 +49,16 @@ elem!(u64, U64);
 struct Fold<T, F: Fn(T, T) -> T> {
     id: T,
     f: F,
+    /// A faster fold of a slice that may decline it (then `f` folds it): see `fold::fold_plain`.
+    plain: Option<fn(&mut Lanes<T>, &[T]) -> bool>,
+}
+
+impl<T: Copy, F: Fn(T, T) -> T> Fold<T, F> {
+    fn slice(&self, lanes: &mut Lanes<T>, v: &[T]) {
+        if !self.plain.is_some_and(|p| p(lanes, v)) {
+            fold::fold(lanes, v, &self.f);
+        }
+    }
 }
 
 /// Folds flat indices `range` of the expression into one value (without the init).
@@ -60,7 +70,7 @@ unsafe fn fold_range<T: Elem, F: Fn(T, T) -> T>(ex: &Compiled, inputs: &[*const 
     if let Some((input, offset)) = ex.as_contiguous_load() {
         // A plain reduce of an input: fold it where it is.
         let v = std::slice::from_raw_parts((inputs[input] as *const T).add(offset + range.start), range.len());
-        fold::fold(&mut lanes, v, &fold.f);
+        fold.slice(&mut lanes, v);
     } else {
         ex.with_registers(|regs| {
             let last = regs.len() - 1;
@@ -68,7 +78,7 @@ unsafe fn fold_range<T: Elem, F: Fn(T, T) -> T>(ex: &Compiled, inputs: &[*const 
             while start < range.end {
                 let len = CHUNK.min(range.end - start);
                 ex.eval(inputs, start, len, regs, start != range.start);
-                fold::fold(&mut lanes, &T::slice(&regs[last])[..len], &fold.f);
+                fold.slice(&mut lanes, &T::slice(&regs[last])[..len]);
                 start += len;
             }
         });
@@ -158,16 +168,39 @@ impl PtrList {
     }
 }
 
-/// Runs one reduce kernel; `init` is the init value, `out` the output buffer.
+/// Rows `rows` of a `Rows` reduce with `inner` elements per row, on this thread.
+unsafe fn rows_typed<T: Elem, F: Fn(T, T) -> T>(ex: &Compiled, inputs: &[*const u8], rows: std::ops::Range<usize>, inner: usize, init: T, fold: Fold<T, F>, out: *mut T) {
+    for i in rows {
+        let t = fold_range(ex, inputs, i * inner..(i + 1) * inner, &fold);
+        *out.add(i) = (fold.f)(init, t);
+    }
+}
+
+/// What part of a reduce to compute, and how.
+pub enum Job<'a> {
+    /// The whole reduce, split across `workers` as its layout allows.
+    Whole { layout: ReduceLayout, workers: &'a Workers },
+    /// Rows `rows` of a `Rows { inner, .. }` reduce, on the calling thread (a row-blocked group).
+    Rows { rows: std::ops::Range<usize>, inner: usize },
+}
+
+/// Runs one reduce kernel (or the rows of it that `job` says); `init` is the init value, `out` the
+/// output buffer.
 ///
 /// # Safety
 /// Input pointers must cover the expression's loads and `out` must hold the output elements.
-#[allow(clippy::too_many_arguments)]
-pub unsafe fn run(ex: &Compiled, elem: E, op: B, layout: ReduceLayout, inputs: &[Ptr], init: KScalar, out: *mut u8, workers: &Workers) {
+pub unsafe fn run(ex: &Compiled, elem: E, op: B, inputs: &[Ptr], init: KScalar, out: *mut u8, job: Job) {
     macro_rules! go {
-        ($t:ty, $id:expr, $f:expr) => {{
-            let fold = Fold { id: $id, f: $f };
-            run_typed::<$t, _>(ex, inputs, layout, <$t>::from_k(init).unwrap_or(fold.id), fold, out as *mut $t, workers)
+        ($t:ty, $id:expr, $f:expr) => {
+            go!($t, $id, $f, None)
+        };
+        ($t:ty, $id:expr, $f:expr, $plain:expr) => {{
+            let fold = Fold { id: $id, f: $f, plain: $plain };
+            let init = <$t>::from_k(init).unwrap_or(fold.id);
+            match &job {
+                Job::Whole { layout, workers } => run_typed::<$t, _>(ex, inputs, *layout, init, fold, out as *mut $t, workers),
+                Job::Rows { rows, inner } => rows_typed::<$t, _>(ex, Ptr::raw(inputs), rows.clone(), *inner, init, fold, out as *mut $t),
+            }
         }};
     }
     macro_rules! float {
@@ -175,8 +208,8 @@ pub unsafe fn run(ex: &Compiled, elem: E, op: B, layout: ReduceLayout, inputs: &
             match op {
                 B::Add => go!($t, 0.0, |a: $t, b: $t| a + b),
                 B::Multiply => go!($t, 1.0, |a: $t, b: $t| a * b),
-                B::Maximum => go!($t, <$t>::NEG_INFINITY, $max),
-                _ => go!($t, <$t>::INFINITY, $min),
+                B::Maximum => go!($t, <$t>::NEG_INFINITY, $max, Some(fold::fold_plain::<$t, true>)),
+                _ => go!($t, <$t>::INFINITY, $min, Some(fold::fold_plain::<$t, false>)),
             }
         };
     }
