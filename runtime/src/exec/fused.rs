@@ -298,8 +298,8 @@ impl Compiled {
 
     /// Evaluates flat indices `start..start + len` (len <= CHUNK) into the registers; the result is
     /// in the last register. `consts_ready`: these registers were used by this expression's
-    /// previous call, so its constant registers still hold their values (only step `i` writes
-    /// register `i`).
+    /// previous call, with at least `len` elements, so its constant registers still hold their
+    /// values (only step `i` writes register `i`, and constants fill the lanes of their call).
     ///
     /// # Safety
     /// `inputs[i]` must point to a buffer of `input_elems[i]` covering every index the loads reach.
@@ -346,7 +346,9 @@ impl Compiled {
                 Step::Load { access: Access::Contiguous(_), .. } if i != last => {}
                 Step::Load { input, access } => load(dst, inputs[*input], access, &self.shape, start, len),
                 Step::Const(_) if consts_ready => {}
-                Step::Const(k) => fill_const(*k, dst, CHUNK),
+                // Only `len` lanes: a scalar kernel in a loop would otherwise fill a whole chunk
+                // per constant per call.
+                Step::Const(k) => fill_const(*k, dst, len),
                 Step::Other => {
                     let lo: &[Buf] = lo;
                     let src = |r: usize| match &self.steps[r] {
