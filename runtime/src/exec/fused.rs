@@ -217,6 +217,8 @@ pub struct Compiled {
     shape: Vec<usize>,
     /// Element type of each kernel input, as read by its loads.
     pub input_elems: Vec<E>,
+    /// The expression on machine integers, when it has one element of integer ops.
+    pub scalar: Option<super::scalar::ScalarExpr>,
 }
 
 impl Compiled {
@@ -256,7 +258,7 @@ impl Compiled {
         if expr.instrs.is_empty() {
             return Err(Error::internal("empty fused expression"));
         }
-        Ok(Compiled { expr: expr.clone(), steps, shape: shape_u, input_elems })
+        Ok(Compiled { expr: expr.clone(), steps, shape: shape_u, input_elems, scalar: super::scalar::ScalarExpr::new(expr, shape) })
     }
 
     /// `(input, offset)` when the whole expression is one contiguous load (`x[offset + i]`): a

@@ -13,6 +13,7 @@ mod fold;
 pub mod fused;
 mod gemm;
 mod reduce;
+mod scalar;
 pub mod workers;
 
 use crate::{interp, AlignedBytes, Tensor};
@@ -450,6 +451,11 @@ impl Executable {
     }
 
     fn elementwise(&self, ex: &Compiled, inputs: &[Ptr], out: Ptr, n: usize, esize: usize) {
+        if let (Some(s), 1) = (&ex.scalar, n) {
+            // SAFETY: as for the vector evaluator below: inputs cover the loads, out one element.
+            unsafe { s.eval(Ptr::raw(inputs), out.get() as *mut u8) };
+            return;
+        }
         let cost = ex.expr.instrs.len().max(1);
         self.workers.for_ranges(n, CHUNK, cost, &|r| {
             ex.with_registers(|regs| {
