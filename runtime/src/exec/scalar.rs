@@ -40,7 +40,7 @@ fn wrap(v: i64, e: E) -> i64 {
 impl ScalarExpr {
     /// The expression in scalar form, when it has one element and only ops this evaluator has.
     pub fn new(expr: &Expr, shape: &[i64]) -> Option<ScalarExpr> {
-        if shape.iter().product::<i64>() != 1 || !expr.elems.iter().all(|&e| is_int(e)) {
+        if shape.iter().product::<i64>() != 1 || expr.elems.len() != expr.instrs.len() || !expr.elems.iter().all(|&e| is_int(e)) {
             return None;
         }
         let mut ops = Vec::with_capacity(expr.instrs.len());
@@ -57,7 +57,10 @@ impl ScalarExpr {
                     _ => return None,
                 }),
                 Instr::Binary(b, x, y) => match b {
-                    BinaryOp::Add | BinaryOp::Subtract | BinaryOp::Multiply | BinaryOp::Maximum | BinaryOp::Minimum | BinaryOp::And | BinaryOp::Or | BinaryOp::Xor => {
+                    // On pred only the logical ops: `wrap` would turn a pred add into xor.
+                    BinaryOp::And | BinaryOp::Or | BinaryOp::Xor => Op::Binary(*b, before(*x)?, before(*y)?),
+                    _ if expr.elems[i] == E::Pred => return None,
+                    BinaryOp::Add | BinaryOp::Subtract | BinaryOp::Multiply | BinaryOp::Maximum | BinaryOp::Minimum => {
                         Op::Binary(*b, before(*x)?, before(*y)?)
                     }
                     _ => return None,
@@ -178,6 +181,53 @@ mod tests {
             unsafe { s.eval(&[x.as_ptr()], &mut out) };
             assert_eq!(out, want, "{v} < 1000");
         }
+    }
+
+    /// Evaluates `x op y` on one element of `elem` given as little-endian bytes.
+    fn binary(op: BinaryOp, elem: E, x: &[u8], y: &[u8]) -> Vec<u8> {
+        let mut e = Expr::default();
+        let a = e.push(load(0), elem);
+        let b = e.push(load(1), elem);
+        e.push(Instr::Binary(op, a, b), elem);
+        let s = ScalarExpr::new(&e, &[]).expect("scalar binary");
+        let mut out = vec![0u8; elem.byte_size()];
+        unsafe { s.eval(&[x.as_ptr(), y.as_ptr()], out.as_mut_ptr()) };
+        out
+    }
+
+    fn compare(d: ComparisonDirection, elem: E, x: &[u8], y: &[u8]) -> bool {
+        let mut e = Expr::default();
+        let a = e.push(load(0), elem);
+        let b = e.push(load(1), elem);
+        e.push(Instr::Compare(d, None, a, b), E::Pred);
+        let s = ScalarExpr::new(&e, &[]).expect("scalar compare");
+        let mut out = 9u8;
+        unsafe { s.eval(&[x.as_ptr(), y.as_ptr()], &mut out) };
+        assert!(out <= 1, "pred is stored as 0/1");
+        out == 1
+    }
+
+    #[test]
+    fn unsigned_and_64_bit_wrap_and_order_like_their_types() {
+        let u32b = |v: u32| v.to_le_bytes().to_vec();
+        let u64b = |v: u64| v.to_le_bytes().to_vec();
+        let s64b = |v: i64| v.to_le_bytes().to_vec();
+        assert_eq!(binary(BinaryOp::Subtract, E::U32, &u32b(1), &u32b(2)), u32b(u32::MAX), "u32 1 - 2");
+        assert_eq!(binary(BinaryOp::Multiply, E::U32, &u32b(0x8000_0001), &u32b(4)), u32b(4), "u32 multiply keeps low bits");
+        assert_eq!(binary(BinaryOp::Maximum, E::U32, &u32b(u32::MAX), &u32b(1)), u32b(u32::MAX), "u32 max");
+        assert_eq!(binary(BinaryOp::Maximum, E::U64, &u64b(u64::MAX), &u64b(1)), u64b(u64::MAX), "u64 max is unsigned");
+        assert_eq!(binary(BinaryOp::Minimum, E::U64, &u64b(1 << 63), &u64b(5)), u64b(5), "u64 min is unsigned");
+        assert_eq!(binary(BinaryOp::Add, E::U64, &u64b(u64::MAX), &u64b(2)), u64b(1), "u64 add wraps");
+        assert_eq!(binary(BinaryOp::Multiply, E::S64, &s64b(i64::MAX), &s64b(2)), s64b(-2), "s64 multiply wraps");
+        assert_eq!(binary(BinaryOp::Minimum, E::S64, &s64b(-1), &s64b(1)), s64b(-1), "s64 min is signed");
+        assert_eq!(binary(BinaryOp::Maximum, E::S32, &(-5i32).to_le_bytes(), &3i32.to_le_bytes()), 3i32.to_le_bytes(), "s32 max is signed");
+        assert!(compare(ComparisonDirection::Gt, E::U64, &u64b(1 << 63), &u64b(1)), "u64 compare is unsigned");
+        assert!(compare(ComparisonDirection::Gt, E::U32, &u32b(u32::MAX), &u32b(1)), "u32 compare is unsigned");
+        assert!(compare(ComparisonDirection::Lt, E::S64, &s64b(-1), &s64b(1)), "s64 compare is signed");
+        assert!(compare(ComparisonDirection::Ne, E::S32, &(-1i32).to_le_bytes(), &1i32.to_le_bytes()));
+        let p = |v: bool| vec![v as u8];
+        assert_eq!(binary(BinaryOp::Xor, E::Pred, &p(true), &p(true)), p(false));
+        assert_eq!(binary(BinaryOp::Or, E::Pred, &p(true), &p(false)), p(true));
     }
 
     #[test]
