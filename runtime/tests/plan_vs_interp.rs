@@ -380,6 +380,13 @@ proptest! {
         let r = b.ops(OpKind::While, &[i0, hinit, x, x, limit], &state, vec![cond, body]);
         // The parameter itself comes back too: the loop must not have written into it.
         let f = b.finish(&[r[0], r[1], r[2], r[3], r[4], x]);
-        same_everywhere(&module(vec![f]), seed)?;
+        let m = module(vec![f]);
+        // The loop really runs its trips: the counter ends at the limit.
+        let zeros = Tensor::from_bytes(TensorType::new(vec![n], E::F32), &vec![0u8; 4 * n as usize]).unwrap();
+        let out = interp::run(&m, &[zeros]).map_err(|e| TestCaseError::fail(format!("interpreter: {e}")))?;
+        let mut counter = [0u8; 8];
+        counter[..elem.byte_size()].copy_from_slice(out[0].bytes());
+        prop_assert_eq!(i64::from_le_bytes(counter), limit_value, "final counter");
+        same_everywhere(&m, seed)?;
     }
 }
