@@ -121,6 +121,37 @@ fn main() {
             || vec![f32_tensor(&[128], 128)],
             threads,
         );
+        // What `lax.scan(lambda c, _: (tanh(c * 0.5 + 0.1), ()), x, length=1000)` lowers to.
+        bench(
+            "scan 1000 steps tanh f32[128]",
+            "func.func public @main(%arg0: tensor<128xf32>) -> tensor<128xf32> {
+  %c = stablehlo.constant dense<0> : tensor<i32>
+  %0:2 = stablehlo.while(%i = %c, %v = %arg0) : tensor<i32>, tensor<128xf32>
+  cond {
+    %n = stablehlo.constant dense<1000> : tensor<i32>
+    %p = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %1 = func.call @closed_call(%v) : (tensor<128xf32>) -> tensor<128xf32>
+    %one = stablehlo.constant dense<1> : tensor<i32>
+    %2 = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %2, %1 : tensor<i32>, tensor<128xf32>
+  }
+  return %0#1 : tensor<128xf32>
+}
+func.func private @closed_call(%x: tensor<128xf32>) -> tensor<128xf32> {
+  %h = stablehlo.constant dense<5.000000e-01> : tensor<f32>
+  %0 = stablehlo.broadcast_in_dim %h, dims = [] : (tensor<f32>) -> tensor<128xf32>
+  %1 = stablehlo.multiply %x, %0 : tensor<128xf32>
+  %t = stablehlo.constant dense<1.000000e-01> : tensor<f32>
+  %2 = stablehlo.broadcast_in_dim %t, dims = [] : (tensor<f32>) -> tensor<128xf32>
+  %3 = stablehlo.add %1, %2 : tensor<128xf32>
+  %4 = stablehlo.tanh %3 : tensor<128xf32>
+  return %4 : tensor<128xf32>
+}",
+            &[f32_tensor(&[128], 128)],
+            threads,
+        );
         bench(
             "dispatch f32[16]",
             "func.func public @main(%x: tensor<16xf32>) -> tensor<16xf32> {

@@ -381,3 +381,106 @@ proptest! {
         same_everywhere(&module(vec![f]), seed)?;
     }
 }
+
+/// A scalar constant of integer type `elem` holding `v` wrapped to the type's width.
+fn int_const(b: &mut FnBuilder, elem: E, v: i64) -> ValueId {
+    scalar_const(b, elem, v.to_le_bytes()[..elem.byte_size()].to_vec())
+}
+
+/// How a generated `while` loop decides to go on.
+#[derive(Clone, Copy, Debug)]
+enum LoopCond {
+    /// `i < limit` with the limit a constant inside the condition.
+    InnerConst,
+    /// `i < limit` with the limit a loop-carried value passed through the body unchanged.
+    Carried,
+    /// `limit > i` with the limit computed outside the loop and captured.
+    Captured,
+    /// `i < limit && max(acc) < 1e30`: more than one step, so the general condition path.
+    TwoSteps,
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+
+    /// `while` loops with an integer counter and a wrapping integer hash of every integer type,
+    /// a float accumulator that starts as the same buffer as a passed-through input (in-place
+    /// updates must not write into the shared buffer), and each kind of condition.
+    #[test]
+    fn while_loops(
+        elem in prop_oneof![Just(E::S32), Just(E::S64), Just(E::U32), Just(E::U64), Just(E::S8), Just(E::U8), Just(E::S16), Just(E::U16)],
+        start in 0i64..4,
+        trips in 0i64..7,
+        step in 1i64..3,
+        n in 0i64..5,
+        cond_kind in prop_oneof![Just(LoopCond::InnerConst), Just(LoopCond::Carried), Just(LoopCond::Captured), Just(LoopCond::TwoSteps)],
+        seed in any::<u64>(),
+    ) {
+        let bits = 8 * elem.byte_size() as u32;
+        // Near the signed maximum of the type, so that `h * 37 + 11` wraps on the first trip.
+        let h0 = (1i64 << (bits - 1)).wrapping_sub(3);
+        let limit_value = start + trips * step;
+        let it = ty(&[], elem);
+        let vt = ty(&[n], E::F32);
+        let pred = ty(&[], E::Pred);
+        let lt = |b: &mut FnBuilder, x: ValueId, y: ValueId| b.op(OpKind::Compare { direction: ComparisonDirection::Lt, compare_type: None }, &[x, y], ty(&[], E::Pred));
+
+        let mut b = FnBuilder::new("main");
+        let x = b.param(vt.clone());
+        let i0 = int_const(&mut b, elem, start);
+        let hinit = int_const(&mut b, elem, h0);
+        let l1 = int_const(&mut b, elem, limit_value - 1);
+        let one = int_const(&mut b, elem, 1);
+        // A limit computed outside the loop (captured by `Captured`, carried by `Carried`).
+        let limit = b.op(OpKind::Binary(BinaryOp::Add), &[l1, one], it.clone());
+        // State: (i, h, acc, x, limit); acc and x start as the same value.
+        let state = [it.clone(), it.clone(), vt.clone(), vt.clone(), it.clone()];
+        let cond = b.region(&state, |b, p| {
+            let go = match cond_kind {
+                LoopCond::InnerConst => {
+                    let c = int_const(b, elem, limit_value);
+                    lt(b, p[0], c)
+                }
+                LoopCond::Carried => lt(b, p[0], p[4]),
+                LoopCond::Captured => b.op(OpKind::Compare { direction: ComparisonDirection::Gt, compare_type: None }, &[limit, p[0]], pred.clone()),
+                LoopCond::TwoSteps => {
+                    let c = lt(b, p[0], p[4]);
+                    let init = scalar_const(b, E::F32, f32::NEG_INFINITY.to_le_bytes().to_vec());
+                    let region = b.binary_region(BinaryOp::Maximum, E::F32);
+                    let m = b.ops(OpKind::Reduce { dimensions: vec![0] }, &[p[2], init], &[ty(&[], E::F32)], vec![region])[0];
+                    let big = scalar_const(b, E::F32, 1e30f32.to_le_bytes().to_vec());
+                    let small = lt(b, m, big);
+                    b.op(OpKind::Binary(BinaryOp::And), &[c, small], pred.clone())
+                }
+            };
+            vec![go]
+        });
+        let body = b.region(&state, |b, p| {
+            let s = int_const(b, elem, step);
+            let i = b.op(OpKind::Binary(BinaryOp::Add), &[p[0], s], it.clone());
+            let k37 = int_const(b, elem, 37);
+            let k11 = int_const(b, elem, 11);
+            let hm = b.op(OpKind::Binary(BinaryOp::Multiply), &[p[1], k37], it.clone());
+            let ha = b.op(OpKind::Binary(BinaryOp::Add), &[hm, k11], it.clone());
+            let hx = b.op(OpKind::Binary(BinaryOp::Xor), &[ha, p[0]], it.clone());
+            let hs = b.op(OpKind::Binary(BinaryOp::Subtract), &[hx, i], it.clone());
+            let h = b.op(OpKind::Binary(BinaryOp::Maximum), &[hs, hm], it.clone());
+            let half = scalar_const(b, E::F32, 0.5f32.to_le_bytes().to_vec());
+            let hb = b.op(OpKind::BroadcastInDim { broadcast_dimensions: vec![] }, &[half], vt.clone());
+            let scaled = b.op(OpKind::Binary(BinaryOp::Multiply), &[p[2], hb], vt.clone());
+            let acc = b.op(OpKind::Binary(BinaryOp::Add), &[scaled, p[3]], vt.clone());
+            vec![i, h, acc, p[3], p[4]]
+        });
+        let r = b.ops(OpKind::While, &[i0, hinit, x, x, limit], &state, vec![cond, body]);
+        // The parameter itself comes back too: the loop must not have written into it.
+        let f = b.finish(&[r[0], r[1], r[2], r[3], r[4], x]);
+        let m = module(vec![f]);
+        // The loop really runs its trips: the counter ends at the limit.
+        let zeros = Tensor::from_bytes(TensorType::new(vec![n], E::F32), &vec![0u8; 4 * n as usize]).unwrap();
+        let out = interp::run(&m, &[zeros]).map_err(|e| TestCaseError::fail(format!("interpreter: {e}")))?;
+        let mut counter = [0u8; 8];
+        counter[..elem.byte_size()].copy_from_slice(out[0].bytes());
+        prop_assert_eq!(i64::from_le_bytes(counter), limit_value, "final counter");
+        same_everywhere(&m, seed)?;
+    }
+}

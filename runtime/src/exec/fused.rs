@@ -358,6 +358,8 @@ pub struct Compiled {
     shape: Vec<usize>,
     /// Element type of each kernel input, as read by its loads.
     pub input_elems: Vec<E>,
+    /// The expression on machine integers, when it has one element of integer ops.
+    pub scalar: Option<super::scalar::ScalarExpr>,
 }
 
 impl Compiled {
@@ -400,7 +402,8 @@ impl Compiled {
             return Err(Error::internal("empty fused expression"));
         }
         let (scalar_ops, only_scalar_users) = scalar_forms(expr, &steps);
-        Ok(Compiled { expr: expr.clone(), steps, scalar_ops, only_scalar_users, shape: shape_u, input_elems })
+        let scalar = super::scalar::ScalarExpr::new(expr, shape);
+        Ok(Compiled { expr: expr.clone(), steps, scalar_ops, only_scalar_users, shape: shape_u, input_elems, scalar })
     }
 
     /// `(input, offset)` when the whole expression is one contiguous load (`x[offset + i]`): a
@@ -442,8 +445,8 @@ impl Compiled {
 
     /// Evaluates flat indices `start..start + len` (len <= CHUNK) into the registers; the result is
     /// in the last register. `consts_ready`: these registers were used by this expression's
-    /// previous call, so its constant registers still hold their values (only step `i` writes
-    /// register `i`).
+    /// previous call, with at least `len` elements, so its constant registers still hold their
+    /// values (only step `i` writes register `i`, and constants fill the lanes of their call).
     ///
     /// # Safety
     /// `inputs[i]` must point to a buffer of `input_elems[i]` covering every index the loads reach.
@@ -512,7 +515,9 @@ impl Compiled {
                 _ if self.only_scalar_users[i] && self.uniform(i, inputs, start, len).is_some() => {}
                 Step::Load { input, access } => load(dst, inputs[*input], access, &self.shape, start, len),
                 Step::Const(_) if consts_ready => {}
-                Step::Const(k) => fill_const(*k, dst, CHUNK),
+                // Only `len` lanes: a scalar kernel in a loop would otherwise fill a whole chunk
+                // per constant per call.
+                Step::Const(k) => fill_const(*k, dst, len),
                 Step::Other => {
                     if let Some(sb) = self.scalar_ops[i] {
                         if let (Some(k), Buf::F32(o)) = (self.uniform(sb.uniform, inputs, start, len), &mut *dst) {

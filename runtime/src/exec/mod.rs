@@ -5,6 +5,7 @@
 //! `APU_EXECUTOR=interp` makes every program run on the reference interpreter (for debugging);
 //! `APU_NUM_THREADS` sets the worker count.
 
+mod control;
 mod conv;
 mod dynamic_slice;
 mod fastmath;
@@ -13,11 +14,12 @@ pub mod fused;
 mod gemm;
 mod reduce;
 mod rows;
+mod scalar;
 pub mod workers;
 
 use crate::{interp, AlignedBytes, Tensor};
 use apu_compiler::ir::{BinaryOp, ComparisonDirection, ComparisonType, ElementType, UnaryOp};
-use apu_compiler::plan::{lower, Block, Capabilities, KScalar, Operand, Plan, Step, StepKind};
+use apu_compiler::plan::{lower, Capabilities, KScalar, Operand, Plan, Step, StepKind};
 use apu_compiler::valid::ValidModule;
 use apu_compiler::{Error, Result};
 use fused::{Compiled, CHUNK};
@@ -122,6 +124,8 @@ enum Kind {
 /// A step's prepared kernel.
 enum Prepared {
     Expr(Compiled),
+    /// A `while` step: what its loop can skip per iteration (see [`control`]).
+    Loop(control::LoopPlan),
     None,
 }
 
@@ -223,6 +227,7 @@ fn prepare(steps: &[Step], prepared: &mut [Prepared]) -> Result<()> {
         *slot = match &step.kind {
             StepKind::Elementwise(k) => Prepared::Expr(Compiled::new(&k.expr, &k.shape, k.inputs.len())?),
             StepKind::Reduce(k) => Prepared::Expr(Compiled::new(&k.expr, &k.input_shape, k.inputs.len())?),
+            StepKind::While { cond, .. } => Prepared::Loop(control::LoopPlan::new(cond)),
             _ => Prepared::None,
         };
         if let StepKind::Rows(g) = &step.kind {
@@ -311,61 +316,6 @@ impl Executable {
         slots.get(s).and_then(|b| b.clone()).ok_or_else(|| Error::internal(format!("slot {s} is read before it is written")))
     }
 
-    /// Runs a block with its params bound to `args` (moved in, so the block may update them in
-    /// place) and returns its results; the block's param and result slots are cleared afterwards
-    /// so that the next iteration owns its buffers alone.
-    fn run_block(&self, block: &Block, args: Vec<Arc<AlignedBytes>>, slots: &mut Slots, pool: &mut Vec<AlignedBytes>, rng: &RunRng) -> Result<Vec<Arc<AlignedBytes>>> {
-        for (&p, a) in block.params.iter().zip(args) {
-            slots[p] = Some(a);
-        }
-        self.run_steps(&block.steps, slots, pool, rng)?;
-        let out = block.results.iter().map(|&r| Self::slot_arc(slots, r)).collect::<Result<Vec<_>>>()?;
-        for &s in &block.clear_after {
-            slots[s] = None;
-        }
-        Ok(out)
-    }
-
-    fn run_control(&self, kind: &StepKind, slots: &mut Slots, pool: &mut Vec<AlignedBytes>, rng: &RunRng) -> Result<()> {
-        match kind {
-            StepKind::While { inputs, cond, body, outputs, .. } => {
-                let mut state = inputs.iter().map(|&s| Self::slot_arc(slots, s)).collect::<Result<Vec<_>>>()?;
-                loop {
-                    let c = self.run_block(cond, state.clone(), slots, pool, rng)?;
-                    let go = c.first().and_then(|b| b.as_slice().first().copied()).ok_or_else(|| Error::invalid("while: the condition returned no value"))?;
-                    if go == 0 {
-                        break;
-                    }
-                    state = self.run_block(body, state, slots, pool, rng)?;
-                }
-                for (&o, v) in outputs.iter().zip(state) {
-                    slots[o] = Some(v);
-                }
-            }
-            StepKind::Case { index, branches, outputs, .. } => {
-                let ty = &self.plan.slots[*index];
-                let b = Self::slot_arc(slots, *index)?;
-                let bytes = b.as_slice();
-                let i: i64 = match (ty.elem, bytes.len()) {
-                    (ElementType::S32, 4) => i32::from_le_bytes(bytes.try_into().unwrap()) as i64,
-                    (ElementType::U32, 4) => u32::from_le_bytes(bytes.try_into().unwrap()) as i64,
-                    (ElementType::S64 | ElementType::U64, 8) => i64::from_le_bytes(bytes.try_into().unwrap()),
-                    (ElementType::Pred | ElementType::S8 | ElementType::U8, 1) => bytes[0] as i64,
-                    _ => return Err(Error::unimplemented(format!("case index of type {ty}"))),
-                };
-                let n = branches.len();
-                // An out-of-range index runs the last branch (spec).
-                let branch = if i < 0 || i >= n as i64 { n - 1 } else { i as usize };
-                let out = self.run_block(&branches[branch], Vec::new(), slots, pool, rng)?;
-                for (&o, v) in outputs.iter().zip(out) {
-                    slots[o] = Some(v);
-                }
-            }
-            _ => return Err(Error::internal("not a control-flow step")),
-        }
-        Ok(())
-    }
-
     fn slot_ptr(slots: &[Option<Arc<AlignedBytes>>], s: usize) -> Result<Ptr> {
         slots
             .get(s)
@@ -381,34 +331,39 @@ impl Executable {
                 let n: usize = plan.slots[k.out].num_elements();
                 let esize = plan.slots[k.out].elem.byte_size();
                 let len = plan.slots[k.out].byte_size();
-                // Write in place into an input at its last use when nobody else holds it.
-                let mut out = None;
+                // Write in place into an input at its last use when nobody else holds it: the
+                // input's `Arc` moves to the output slot as it is (no allocation per step, which
+                // shows in loops running small kernels thousands of times).
+                let mut inputs = Args::of(slots, &k.inputs)?;
+                let mut done = None;
                 for &j in &k.in_place {
                     let s = k.inputs[j];
-                    if slots[s].as_ref().is_some_and(|b| Arc::strong_count(b) == 1 && Arc::weak_count(b) == 0) {
-                        out = slots[s].take().and_then(|b| Arc::try_unwrap(b).ok());
-                        if let Some(buf) = &mut out {
+                    let Some(mut arc) = slots[s].take() else { continue };
+                    match Arc::get_mut(&mut arc) {
+                        Some(buf) => {
                             let p = Ptr(buf.as_mut_ptr());
-                            let mut inputs = Vec::with_capacity(k.inputs.len());
-                            for &i in &k.inputs {
-                                inputs.push(if i == s { p } else { Self::slot_ptr(slots, i)? });
+                            for (d, &i) in inputs.as_mut_slice().iter_mut().zip(&k.inputs) {
+                                if i == s {
+                                    *d = p;
+                                }
                             }
-                            self.elementwise(ex, &inputs, p, n, esize);
+                            self.elementwise(ex, inputs.as_slice(), p, n, esize);
+                            done = Some(arc);
+                            break;
                         }
-                        break;
+                        None => slots[s] = Some(arc),
                     }
                 }
-                let buf = match out {
-                    Some(b) => b,
+                let out = match done {
+                    Some(arc) => arc,
                     None => {
-                        let inputs = Args::of(slots, &k.inputs)?;
                         let mut buf = take_buffer(pool, len);
                         let p = Ptr(buf.as_mut_ptr());
                         self.elementwise(ex, inputs.as_slice(), p, n, esize);
-                        buf
+                        Arc::new(buf)
                     }
                 };
-                slots[k.out] = Some(Arc::new(buf));
+                slots[k.out] = Some(out);
             }
             (StepKind::Reduce(k), Prepared::Expr(ex)) => {
                 let inputs = Args::of(slots, &k.inputs)?;
@@ -503,7 +458,8 @@ impl Executable {
                     slots[s] = Some(t.data);
                 }
             }
-            (StepKind::While { .. } | StepKind::Case { .. }, _) => self.run_control(kind, slots, pool, rng)?,
+            (StepKind::While { inputs, cond, body, outputs, .. }, Prepared::Loop(lp)) => self.run_while(lp, inputs, cond, body, outputs, slots, pool, rng)?,
+            (StepKind::Case { index, branches, outputs, .. }, _) => self.run_case(*index, branches, outputs, slots, pool, rng)?,
             (StepKind::Rows(g), _) => self.run_rows(g, slots, pool, rng)?,
             _ => return Err(Error::internal("plan step without its prepared kernel")),
         }
@@ -511,6 +467,11 @@ impl Executable {
     }
 
     fn elementwise(&self, ex: &Compiled, inputs: &[Ptr], out: Ptr, n: usize, esize: usize) {
+        if let (Some(s), 1) = (&ex.scalar, n) {
+            // SAFETY: as for the vector evaluator below: inputs cover the loads, out one element.
+            unsafe { s.eval(Ptr::raw(inputs), out.get() as *mut u8) };
+            return;
+        }
         let cost = ex.expr.instrs.len().max(1);
         self.workers.for_ranges(n, CHUNK, cost, &|r| {
             // SAFETY: inputs cover the loads (checked by the lowering's shapes) and the output
@@ -543,6 +504,13 @@ impl Args {
     fn as_slice(&self) -> &[Ptr] {
         match self {
             Args::Inline(a, n) => &a[..*n],
+            Args::Heap(v) => v,
+        }
+    }
+
+    fn as_mut_slice(&mut self) -> &mut [Ptr] {
+        match self {
+            Args::Inline(a, n) => &mut a[..*n],
             Args::Heap(v) => v,
         }
     }

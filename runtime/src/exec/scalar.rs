@@ -1,0 +1,246 @@
+//! Integer kernels of one element (a loop counter's `i + 1`, the condition `i < n`) evaluated
+//! directly on machine integers. Run through the chunked register evaluator, such a kernel costs
+//! register sets, dispatch and stores sized for vectors; in a `while` loop that runs thousands of
+//! times the per-iteration counter work then outweighs the loop's real work.
+
+use apu_compiler::ir::{BinaryOp, ComparisonDirection, ComparisonType, ElementType as E};
+use apu_compiler::plan::{Expr, Instr, KScalar};
+
+#[derive(Clone, Debug)]
+enum Op {
+    /// Element `offset` of input `input`.
+    Load { input: usize, offset: usize },
+    Const(i64),
+    Binary(BinaryOp, usize, usize),
+    Compare(ComparisonDirection, usize, usize),
+}
+
+/// A one-element expression over integers and `pred`. Every value is held as an `i64`: signed
+/// types sign-extended, unsigned ones zero-extended (u64 as its bit pattern), pred as 0/1.
+#[derive(Clone, Debug)]
+pub struct ScalarExpr {
+    ops: Vec<Op>,
+    elems: Vec<E>,
+}
+
+fn is_int(e: E) -> bool {
+    matches!(e, E::S32 | E::S64 | E::U32 | E::U64 | E::Pred)
+}
+
+/// Wraps a result into the range of its element type.
+fn wrap(v: i64, e: E) -> i64 {
+    match e {
+        E::S32 => v as i32 as i64,
+        E::U32 => v as u32 as i64,
+        E::Pred => v & 1,
+        _ => v,
+    }
+}
+
+impl ScalarExpr {
+    /// The expression in scalar form, when it has one element and only ops this evaluator has.
+    pub fn new(expr: &Expr, shape: &[i64]) -> Option<ScalarExpr> {
+        if shape.iter().product::<i64>() != 1 || expr.elems.len() != expr.instrs.len() || !expr.elems.iter().all(|&e| is_int(e)) {
+            return None;
+        }
+        let mut ops = Vec::with_capacity(expr.instrs.len());
+        for (i, ins) in expr.instrs.iter().enumerate() {
+            let before = |r: usize| (r < i).then_some(r);
+            let op = match ins {
+                Instr::Load { input, view } => Op::Load { input: *input, offset: view.offset },
+                Instr::Const(k) => Op::Const(match *k {
+                    KScalar::S32(v) => v as i64,
+                    KScalar::S64(v) => v,
+                    KScalar::U32(v) => v as i64,
+                    KScalar::U64(v) => v as i64,
+                    KScalar::Pred(v) => v as i64,
+                    _ => return None,
+                }),
+                Instr::Binary(b, x, y) => match b {
+                    // On pred only the logical ops: `wrap` would turn a pred add into xor.
+                    BinaryOp::And | BinaryOp::Or | BinaryOp::Xor => Op::Binary(*b, before(*x)?, before(*y)?),
+                    _ if expr.elems[i] == E::Pred => return None,
+                    BinaryOp::Add | BinaryOp::Subtract | BinaryOp::Multiply | BinaryOp::Maximum | BinaryOp::Minimum => {
+                        Op::Binary(*b, before(*x)?, before(*y)?)
+                    }
+                    _ => return None,
+                },
+                // Integer comparisons only; the operands' type decides signedness.
+                Instr::Compare(d, t, x, y) => match t {
+                    None | Some(ComparisonType::Signed | ComparisonType::Unsigned) => Op::Compare(*d, before(*x)?, before(*y)?),
+                    _ => return None,
+                },
+                _ => return None,
+            };
+            ops.push(op);
+        }
+        if ops.is_empty() {
+            return None;
+        }
+        Some(ScalarExpr { ops, elems: expr.elems.clone() })
+    }
+
+    /// Evaluates the expression and stores its one result element at `out`.
+    ///
+    /// # Safety
+    /// `inputs[i]` must hold the loaded elements of the input's type; `out` must have room for one
+    /// element of the result type.
+    pub unsafe fn eval(&self, inputs: &[*const u8], out: *mut u8) {
+        let mut small = [0i64; 16];
+        let mut big;
+        let vals: &mut [i64] = if self.ops.len() <= small.len() {
+            &mut small[..self.ops.len()]
+        } else {
+            big = vec![0i64; self.ops.len()];
+            &mut big
+        };
+        for (i, op) in self.ops.iter().enumerate() {
+            let e = self.elems[i];
+            vals[i] = match *op {
+                Op::Load { input, offset } => {
+                    let p = inputs[input];
+                    match e {
+                        E::S32 => (p as *const i32).add(offset).read_unaligned() as i64,
+                        E::U32 => (p as *const u32).add(offset).read_unaligned() as i64,
+                        E::S64 | E::U64 => (p as *const i64).add(offset).read_unaligned(),
+                        _ => (*p.add(offset) != 0) as i64,
+                    }
+                }
+                Op::Const(v) => v,
+                Op::Binary(b, x, y) => {
+                    let (a, c) = (vals[x], vals[y]);
+                    let unsigned64 = e == E::U64;
+                    let r = match b {
+                        BinaryOp::Add => a.wrapping_add(c),
+                        BinaryOp::Subtract => a.wrapping_sub(c),
+                        BinaryOp::Multiply => a.wrapping_mul(c),
+                        BinaryOp::Maximum if unsigned64 => (a as u64).max(c as u64) as i64,
+                        BinaryOp::Minimum if unsigned64 => (a as u64).min(c as u64) as i64,
+                        BinaryOp::Maximum => a.max(c),
+                        BinaryOp::Minimum => a.min(c),
+                        BinaryOp::And => a & c,
+                        BinaryOp::Or => a | c,
+                        _ => a ^ c,
+                    };
+                    wrap(r, e)
+                }
+                Op::Compare(d, x, y) => {
+                    let (a, c) = (vals[x], vals[y]);
+                    // Held values order like their types except u64, compared as unsigned.
+                    let ord = if self.elems[x] == E::U64 { (a as u64).cmp(&(c as u64)) } else { a.cmp(&c) };
+                    let r = match d {
+                        ComparisonDirection::Eq => ord.is_eq(),
+                        ComparisonDirection::Ne => ord.is_ne(),
+                        ComparisonDirection::Ge => ord.is_ge(),
+                        ComparisonDirection::Gt => ord.is_gt(),
+                        ComparisonDirection::Le => ord.is_le(),
+                        ComparisonDirection::Lt => ord.is_lt(),
+                    };
+                    r as i64
+                }
+            };
+        }
+        let v = vals[vals.len() - 1];
+        match self.elems[self.elems.len() - 1] {
+            E::S32 | E::U32 => (out as *mut i32).write_unaligned(v as i32),
+            E::S64 | E::U64 => (out as *mut i64).write_unaligned(v),
+            _ => *out = v as u8,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use apu_compiler::plan::View;
+
+    fn load(input: usize) -> Instr {
+        Instr::Load { input, view: View { offset: 0, strides: vec![] } }
+    }
+
+    #[test]
+    fn counter_step_and_condition() {
+        let mut add = Expr::default();
+        let i = add.push(load(0), E::S32);
+        let one = add.push(Instr::Const(KScalar::S32(1)), E::S32);
+        add.push(Instr::Binary(BinaryOp::Add, i, one), E::S32);
+        let s = ScalarExpr::new(&add, &[]).expect("scalar add");
+        let x = i32::MAX.to_le_bytes();
+        let mut out = [0u8; 4];
+        unsafe { s.eval(&[x.as_ptr()], out.as_mut_ptr()) };
+        assert_eq!(i32::from_le_bytes(out), i32::MIN, "s32 add wraps");
+
+        let mut lt = Expr::default();
+        let i = lt.push(load(0), E::U32);
+        let n = lt.push(Instr::Const(KScalar::U32(1000)), E::U32);
+        lt.push(Instr::Compare(ComparisonDirection::Lt, Some(ComparisonType::Unsigned), i, n), E::Pred);
+        let s = ScalarExpr::new(&lt, &[1]).expect("scalar compare");
+        for (v, want) in [(999u32, 1u8), (1000, 0), (u32::MAX, 0)] {
+            let x = v.to_le_bytes();
+            let mut out = 7u8;
+            unsafe { s.eval(&[x.as_ptr()], &mut out) };
+            assert_eq!(out, want, "{v} < 1000");
+        }
+    }
+
+    /// Evaluates `x op y` on one element of `elem` given as little-endian bytes.
+    fn binary(op: BinaryOp, elem: E, x: &[u8], y: &[u8]) -> Vec<u8> {
+        let mut e = Expr::default();
+        let a = e.push(load(0), elem);
+        let b = e.push(load(1), elem);
+        e.push(Instr::Binary(op, a, b), elem);
+        let s = ScalarExpr::new(&e, &[]).expect("scalar binary");
+        let mut out = vec![0u8; elem.byte_size()];
+        unsafe { s.eval(&[x.as_ptr(), y.as_ptr()], out.as_mut_ptr()) };
+        out
+    }
+
+    fn compare(d: ComparisonDirection, elem: E, x: &[u8], y: &[u8]) -> bool {
+        let mut e = Expr::default();
+        let a = e.push(load(0), elem);
+        let b = e.push(load(1), elem);
+        e.push(Instr::Compare(d, None, a, b), E::Pred);
+        let s = ScalarExpr::new(&e, &[]).expect("scalar compare");
+        let mut out = 9u8;
+        unsafe { s.eval(&[x.as_ptr(), y.as_ptr()], &mut out) };
+        assert!(out <= 1, "pred is stored as 0/1");
+        out == 1
+    }
+
+    #[test]
+    fn unsigned_and_64_bit_wrap_and_order_like_their_types() {
+        let u32b = |v: u32| v.to_le_bytes().to_vec();
+        let u64b = |v: u64| v.to_le_bytes().to_vec();
+        let s64b = |v: i64| v.to_le_bytes().to_vec();
+        assert_eq!(binary(BinaryOp::Subtract, E::U32, &u32b(1), &u32b(2)), u32b(u32::MAX), "u32 1 - 2");
+        assert_eq!(binary(BinaryOp::Multiply, E::U32, &u32b(0x8000_0001), &u32b(4)), u32b(4), "u32 multiply keeps low bits");
+        assert_eq!(binary(BinaryOp::Maximum, E::U32, &u32b(u32::MAX), &u32b(1)), u32b(u32::MAX), "u32 max");
+        assert_eq!(binary(BinaryOp::Maximum, E::U64, &u64b(u64::MAX), &u64b(1)), u64b(u64::MAX), "u64 max is unsigned");
+        assert_eq!(binary(BinaryOp::Minimum, E::U64, &u64b(1 << 63), &u64b(5)), u64b(5), "u64 min is unsigned");
+        assert_eq!(binary(BinaryOp::Add, E::U64, &u64b(u64::MAX), &u64b(2)), u64b(1), "u64 add wraps");
+        assert_eq!(binary(BinaryOp::Multiply, E::S64, &s64b(i64::MAX), &s64b(2)), s64b(-2), "s64 multiply wraps");
+        assert_eq!(binary(BinaryOp::Minimum, E::S64, &s64b(-1), &s64b(1)), s64b(-1), "s64 min is signed");
+        assert_eq!(binary(BinaryOp::Maximum, E::S32, &(-5i32).to_le_bytes(), &3i32.to_le_bytes()), 3i32.to_le_bytes(), "s32 max is signed");
+        assert!(compare(ComparisonDirection::Gt, E::U64, &u64b(1 << 63), &u64b(1)), "u64 compare is unsigned");
+        assert!(compare(ComparisonDirection::Gt, E::U32, &u32b(u32::MAX), &u32b(1)), "u32 compare is unsigned");
+        assert!(compare(ComparisonDirection::Lt, E::S64, &s64b(-1), &s64b(1)), "s64 compare is signed");
+        assert!(compare(ComparisonDirection::Ne, E::S32, &(-1i32).to_le_bytes(), &1i32.to_le_bytes()));
+        let p = |v: bool| vec![v as u8];
+        assert_eq!(binary(BinaryOp::Xor, E::Pred, &p(true), &p(true)), p(false));
+        assert_eq!(binary(BinaryOp::Or, E::Pred, &p(true), &p(false)), p(true));
+    }
+
+    #[test]
+    fn not_scalar_or_unsupported() {
+        let mut e = Expr::default();
+        let x = e.push(load(0), E::S32);
+        e.push(Instr::Binary(BinaryOp::Divide, x, x), E::S32);
+        assert!(ScalarExpr::new(&e, &[]).is_none(), "division is left to the vector evaluator");
+        let mut f = Expr::default();
+        f.push(load(0), E::F32);
+        assert!(ScalarExpr::new(&f, &[]).is_none(), "floats are not handled");
+        let mut g = Expr::default();
+        g.push(load(0), E::S32);
+        assert!(ScalarExpr::new(&g, &[2]).is_none(), "two elements");
+    }
+}
