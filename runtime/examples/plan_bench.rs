@@ -149,7 +149,7 @@ func.func private @closed_call(%x: tensor<128xf32>) -> tensor<128xf32> {
   %4 = stablehlo.tanh %3 : tensor<128xf32>
   return %4 : tensor<128xf32>
 }",
-            &[f32_tensor(&[128], 128)],
+            || vec![f32_tensor(&[128], 128)],
             threads,
         );
         bench(
