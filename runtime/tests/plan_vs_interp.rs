@@ -40,14 +40,19 @@ fn floats(t: &Tensor) -> Option<Vec<f64>> {
 fn same_everywhere(m: &ValidModule, seed: u64) -> Result<(), TestCaseError> {
     let mut seed = seed;
     let inputs: Vec<Tensor> = m.entry_function().param_types().iter().map(|t| random_tensor(t.as_tensor().unwrap(), &mut seed)).collect();
-    let want = interp::run(m, &inputs).map_err(|e| TestCaseError::fail(format!("interpreter: {e}")))?;
+    same_on(m, &inputs)
+}
+
+/// As `same_everywhere`, on the given inputs.
+fn same_on(m: &ValidModule, inputs: &[Tensor]) -> Result<(), TestCaseError> {
+    let want = interp::run(m, inputs).map_err(|e| TestCaseError::fail(format!("interpreter: {e}")))?;
     // Row-blocked groups run with their default blocks, and with one-row blocks split over threads.
     for (threads, min_parallel_work, row_block_bytes) in [(1, usize::MAX, apu_runtime::exec::DEFAULT_ROW_BLOCK_BYTES), (3, 1, 1)] {
         let p = Program::compile_with(m, &Options { threads, min_parallel_work, interpret: false, row_block_bytes })
             .map_err(|e| TestCaseError::fail(format!("compile: {e}")))?;
         // Every generated program moves only tensors: it must get a plan, not the interpreter.
         prop_assert!(p.plan().is_some(), "no plan was built");
-        let got = p.run(&inputs).map_err(|e| TestCaseError::fail(format!("plan: {e}")))?;
+        let got = p.run(inputs).map_err(|e| TestCaseError::fail(format!("plan: {e}")))?;
         prop_assert_eq!(got.len(), want.len());
         for (i, (g, w)) in got.iter().zip(&want).enumerate() {
             prop_assert_eq!(&g.ty, &w.ty);
@@ -77,6 +82,58 @@ fn scalar_const(b: &mut FnBuilder, elem: E, bytes: Vec<u8>) -> ValueId {
 
 fn elem_strategy() -> impl Strategy<Value = E> {
     prop_oneof![Just(E::F32), Just(E::F64), Just(E::S32)]
+}
+
+/// A permutation of `0..n` drawn from `seed` (Fisher-Yates).
+fn shuffled(n: usize, seed: &mut u64) -> Vec<usize> {
+    let mut p: Vec<usize> = (0..n).collect();
+    for i in (1..n).rev() {
+        *seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        p.swap(i, ((*seed >> 33) as usize) % (i + 1));
+    }
+    p
+}
+
+/// A dimension size, sometimes 0 or 1 (empty and degenerate axes take other paths).
+fn dim_size() -> impl Strategy<Value = i64> {
+    prop_oneof![1 => Just(0i64), 2 => Just(1i64), 6 => 2i64..5]
+}
+
+/// A parameter of logical `shape`; when `stored_shuffled`, it is stored with its dims in a
+/// shuffled order and a transpose op restores the logical order (a strided view in the plan).
+fn operand_maybe_transposed(b: &mut FnBuilder, shape: &[i64], elem: E, stored_shuffled: bool, seed: &mut u64) -> ValueId {
+    if !stored_shuffled {
+        return b.param(ty(shape, elem));
+    }
+    // Stored dim i holds logical dim p[i]; the transpose reads logical dim j from stored dim inv[j].
+    let p = shuffled(shape.len(), seed);
+    let stored: Vec<i64> = p.iter().map(|&d| shape[d]).collect();
+    let mut inv = vec![0i64; p.len()];
+    for (i, &d) in p.iter().enumerate() {
+        inv[d] = i as i64;
+    }
+    let x = b.param(ty(&stored, elem));
+    b.op(OpKind::Transpose { permutation: inv }, &[x], ty(shape, elem))
+}
+
+/// Role of an operand dimension in a dot: batch, lhs free, rhs free or contracting, with its index
+/// in that group.
+#[derive(Clone, Copy, PartialEq)]
+enum Role {
+    Batch(usize),
+    LhsFree(usize),
+    RhsFree(usize),
+    Contracting(usize),
+}
+
+/// One operand's dims: its groups' roles in a shuffled order.
+fn operand_roles(groups: &[(fn(usize) -> Role, usize)], seed: &mut u64) -> Vec<Role> {
+    let roles: Vec<Role> = groups.iter().flat_map(|&(f, n)| (0..n).map(f)).collect();
+    shuffled(roles.len(), seed).into_iter().map(|i| roles[i]).collect()
+}
+
+fn positions(roles: &[Role], of: impl Fn(usize) -> Role, n: usize) -> Vec<i64> {
+    (0..n).map(|i| roles.iter().position(|&r| r == of(i)).unwrap() as i64).collect()
 }
 
 proptest! {
@@ -176,6 +233,56 @@ proptest! {
         };
         let d = b.op(OpKind::DotGeneral { dims, precision: vec![], preferred_element_type: None }, &[l, r], ty(&cat(&bd, &[m, n]), elem));
         let f = b.finish(&[d]);
+        same_everywhere(&module(vec![f]), seed)?;
+    }
+
+    /// dot_general with any number of batch, free and contracting dims in any order, sizes 0 and
+    /// 1 included, operands possibly strided views, and the product possibly transposed (alone:
+    /// the plan computes the transposed product; or also returned: it must not).
+    #[test]
+    fn dots_general(batch in prop::collection::vec(dim_size(), 0..=2), lfree in prop::collection::vec(dim_size(), 0..=2), rfree in prop::collection::vec(dim_size(), 0..=2), contract in prop::collection::vec(dim_size(), 0..=2), views in 0u8..4, after in 0u8..4, f64s in any::<bool>(), order_seed in any::<u64>(), seed in any::<u64>()) {
+        let elem = if f64s { E::F64 } else { E::F32 };
+        let (nb, nl, nr, nc) = (batch.len(), lfree.len(), rfree.len(), contract.len());
+        let mut order = order_seed;
+        let lroles = operand_roles(&[(Role::Batch, nb), (Role::LhsFree, nl), (Role::Contracting, nc)], &mut order);
+        let rroles = operand_roles(&[(Role::Batch, nb), (Role::RhsFree, nr), (Role::Contracting, nc)], &mut order);
+        let size = |r: &Role| match *r {
+            Role::Batch(i) => batch[i],
+            Role::LhsFree(i) => lfree[i],
+            Role::RhsFree(i) => rfree[i],
+            Role::Contracting(i) => contract[i],
+        };
+        let lshape: Vec<i64> = lroles.iter().map(size).collect();
+        let rshape: Vec<i64> = rroles.iter().map(size).collect();
+        let dims = DotDims {
+            lhs_batch: positions(&lroles, Role::Batch, nb),
+            rhs_batch: positions(&rroles, Role::Batch, nb),
+            lhs_contracting: positions(&lroles, Role::Contracting, nc),
+            rhs_contracting: positions(&rroles, Role::Contracting, nc),
+        };
+        // Result: batch dims, then the free dims of lhs and of rhs, each in operand order.
+        let out_shape: Vec<i64> = batch.iter().copied()
+            .chain(lroles.iter().filter(|r| matches!(r, Role::LhsFree(_))).map(size))
+            .chain(rroles.iter().filter(|r| matches!(r, Role::RhsFree(_))).map(size))
+            .collect();
+        let mut b = FnBuilder::new("main");
+        let l = operand_maybe_transposed(&mut b, &lshape, elem, views & 1 != 0, &mut order);
+        let r = operand_maybe_transposed(&mut b, &rshape, elem, views & 2 != 0, &mut order);
+        let d = b.op(OpKind::DotGeneral { dims, precision: vec![], preferred_element_type: None }, &[l, r], ty(&out_shape, elem));
+        // (batch, rhs free, lhs free): the layout the plan may compute directly.
+        let swapped: Vec<usize> = (0..nb).chain(nb + nl..nb + nl + nr).chain(nb..nb + nl).collect();
+        let reversed: Vec<usize> = (0..out_shape.len()).rev().collect();
+        let transpose = |b: &mut FnBuilder, perm: &[usize]| {
+            let shape: Vec<i64> = perm.iter().map(|&p| out_shape[p]).collect();
+            b.op(OpKind::Transpose { permutation: perm.iter().map(|&p| p as i64).collect() }, &[d], ty(&shape, elem))
+        };
+        let results = match after {
+            0 => vec![d],
+            1 => vec![transpose(&mut b, &swapped)],
+            2 => vec![transpose(&mut b, &swapped), d],
+            _ => vec![transpose(&mut b, &reversed)],
+        };
+        let f = b.finish(&results);
         same_everywhere(&module(vec![f]), seed)?;
     }
 
@@ -482,5 +589,56 @@ proptest! {
         counter[..elem.byte_size()].copy_from_slice(out[0].bytes());
         prop_assert_eq!(i64::from_le_bytes(counter), limit_value, "final counter");
         same_everywhere(&m, seed)?;
+    }
+}
+
+/// lhs (batch, m, k) stored as (batch, k, m) and transposed back, times rhs (batch, k, n).
+fn batched_dot_module(batch: &[i64], m: i64, k: i64, n: i64, elem: E) -> ValidModule {
+    let cat = |a: &[i64], b: &[i64]| -> Vec<i64> { a.iter().chain(b).copied().collect() };
+    let nb = batch.len() as i64;
+    let mut b = FnBuilder::new("main");
+    let lt = b.param(ty(&cat(batch, &[k, m]), elem));
+    let perm: Vec<i64> = (0..nb).chain([nb + 1, nb]).collect();
+    let l = b.op(OpKind::Transpose { permutation: perm }, &[lt], ty(&cat(batch, &[m, k]), elem));
+    let r = b.param(ty(&cat(batch, &[k, n]), elem));
+    let dims = DotDims { lhs_batch: (0..nb).collect(), rhs_batch: (0..nb).collect(), lhs_contracting: vec![nb + 1], rhs_contracting: vec![nb] };
+    let d = b.op(OpKind::DotGeneral { dims, precision: vec![], preferred_element_type: None }, &[l, r], ty(&cat(batch, &[m, n]), elem));
+    module(vec![b.finish(&[d])])
+}
+
+/// Products big enough (m * n * k over 2^21) that the plan splits one product across threads
+/// inside the GEMM rather than by rows.
+#[test]
+fn large_dots_split_inside_the_gemm() {
+    for (batch, elem) in [(vec![], E::F32), (vec![2], E::F64)] {
+        let m = batched_dot_module(&batch, 150, 130, 120, elem);
+        same_everywhere(&m, 7).unwrap();
+    }
+}
+
+/// NaN and infinity reach the product as in the interpreter: a NaN operand poisons its row, an
+/// infinity times zero gives NaN, an infinity times a finite value stays infinite.
+#[test]
+fn dots_propagate_nan_and_infinity() {
+    let (m, k, n) = (3usize, 4usize, 5usize);
+    for elem in [E::F32, E::F64] {
+        let module = batched_dot_module(&[], m as i64, k as i64, n as i64, elem);
+        // lhs is passed as (k, m): row 0 of the product gets a NaN, row 1 an infinity.
+        let mut lhs = vec![1.0f64; k * m];
+        lhs[2 * m] = f64::NAN;
+        lhs[3 * m + 1] = f64::INFINITY;
+        // rhs (k, n): column 4 is zero on row 3, so infinity times it is NaN there.
+        let mut rhs: Vec<f64> = (0..k * n).map(|i| (i % 3) as f64 - 0.5).collect();
+        rhs[3 * n + 4] = 0.0;
+        let tensor = |shape: &[i64], v: &[f64]| match elem {
+            E::F32 => common::f32s(shape, &v.iter().map(|&x| x as f32).collect::<Vec<_>>()),
+            _ => common::f64s(shape, v),
+        };
+        let inputs = [tensor(&[k as i64, m as i64], &lhs), tensor(&[k as i64, n as i64], &rhs)];
+        let want = interp::run(&module, &inputs).unwrap();
+        let w = floats(&want[0]).unwrap();
+        assert!(w[..n].iter().all(|x| x.is_nan()), "row 0 is all NaN: {w:?}");
+        assert!(w[n + 4].is_nan() && w[n..n + 4].iter().all(|x| x.is_infinite()), "row 1: {w:?}");
+        same_on(&module, &inputs).unwrap();
     }
 }

@@ -541,6 +541,30 @@ impl<'a> Lowering<'a> {
         };
         let ((batch, lbs), (m, lms), (k, lks)) = lg;
         let ((_, rbs), (n, rns), (_, rks)) = rg;
+        if let Some((tshape, perm)) = self.transposed_only(*r, lb.len(), lf.len(), rf.len())? {
+            // The only reader transposes the product to (batch, rhs free, lhs free): compute
+            // that layout directly as the product of the swapped operands, (A B)^T = B^T A^T,
+            // and read the dot's own result as a view of it (the transpose then costs nothing).
+            self.slots.push(TensorType::new(tshape.clone(), rty.elem));
+            let out = self.slots.len() - 1;
+            self.push(StepKind::Dot(DotKernel {
+                out,
+                elem: rty.elem,
+                lhs: rs,
+                rhs: ls,
+                batch,
+                m: n,
+                n: m,
+                k,
+                lhs_strides: [rbs, rns, rks],
+                lhs_offset: rv.offset,
+                rhs_strides: [lbs, lks, lms],
+                rhs_offset: lv.offset,
+            }));
+            let view = View::identity(&tshape).transpose(&inverse(&perm)).ok_or_else(|| Error::internal("transpose"))?;
+            self.nodes.insert(*r, Node::View(out, view));
+            return Ok(true);
+        }
         let out = self.new_slot(*r)?;
         self.push(StepKind::Dot(DotKernel {
             out,
@@ -558,6 +582,21 @@ impl<'a> Lowering<'a> {
         }));
         self.nodes.insert(*r, Node::Slot(out));
         Ok(true)
+    }
+
+    /// When the only use of dot result `r` (dims: `nb` batch, `nl` lhs free, `nr` rhs free) is a
+    /// transpose that moves the rhs free dims before the lhs free ones, returns the transposed
+    /// shape and the permutation.
+    fn transposed_only(&self, r: ValueId, nb: usize, nl: usize, nr: usize) -> Result<Option<(Vec<i64>, Vec<usize>)>> {
+        let Some(&(1, Some((c, 0)))) = self.uses.get(&r) else { return Ok(None) };
+        let consumer = &self.ops[c];
+        let OpKind::Transpose { permutation } = &consumer.kind else { return Ok(None) };
+        let swapped: Vec<usize> = (0..nb).chain(nb + nl..nb + nl + nr).chain(nb..nb + nl).collect();
+        if nl == 0 || nr == 0 || permutation.len() != swapped.len() || permutation.iter().zip(&swapped).any(|(&p, &q)| usize::try_from(p).ok() != Some(q)) {
+            return Ok(None);
+        }
+        let shape = &self.ty(r)?.shape;
+        Ok(Some((swapped.iter().map(|&d| shape[d]).collect(), swapped)))
     }
 
     /// Copies slot `s` (of `shape`) transposed by `perm` into a new slot; returns it with its

@@ -759,16 +759,16 @@ fn map2<T: Copy, R>(a: &[T], b: &[T], out: &mut [R], f: impl Fn(T, T) -> R) {
     }
 }
 
-fn cmp<T: PartialOrd>(d: D) -> impl Fn(T, T) -> u8 {
-    move |x, y| {
-        (match d {
-            D::Eq => x == y,
-            D::Ne => x != y,
-            D::Ge => x >= y,
-            D::Gt => x > y,
-            D::Le => x <= y,
-            D::Lt => x < y,
-        }) as u8
+/// `out = a <d> b` as 0/1; the direction is matched once, outside the loop, so each loop is a
+/// plain vector compare.
+fn compare_into<T: PartialOrd + Copy>(d: D, a: &[T], b: &[T], out: &mut [u8]) {
+    match d {
+        D::Eq => map2(a, b, out, |x, y| (x == y) as u8),
+        D::Ne => map2(a, b, out, |x, y| (x != y) as u8),
+        D::Ge => map2(a, b, out, |x, y| (x >= y) as u8),
+        D::Gt => map2(a, b, out, |x, y| (x > y) as u8),
+        D::Le => map2(a, b, out, |x, y| (x <= y) as u8),
+        D::Lt => map2(a, b, out, |x, y| (x < y) as u8),
     }
 }
 
@@ -862,8 +862,10 @@ fn convert(src: Src, dst: &mut Buf, n: usize) {
 fn select(p: &[u8], t: Src, f: Src, dst: &mut Buf, n: usize) {
     macro_rules! sel {
         ($a:expr, $b:expr, $o:expr) => {
-            for j in 0..n {
-                $o[j] = if p[j] != 0 { $a[j] } else { $b[j] };
+            // Zipped slices of one length: no bounds checks, so this becomes a vector blend
+            // (a branch per element mispredicts on masks like a relu's).
+            for (((o, &c), &x), &y) in $o[..n].iter_mut().zip(&p[..n]).zip(&$a[..n]).zip(&$b[..n]) {
+                *o = if c != 0 { x } else { y };
             }
         };
     }
@@ -977,12 +979,12 @@ fn compute<'r, M: fastmath::Madd>(ins: &Instr, src: impl Fn(usize) -> Src<'r>, d
             let Buf::Pred(o) = dst else { return };
             let o = &mut o[..n];
             match (src(a), src(b)) {
-                (Src::F32(a), Src::F32(b)) => map2(&a[..n], &b[..n], o, cmp(d)),
-                (Src::F64(a), Src::F64(b)) => map2(&a[..n], &b[..n], o, cmp(d)),
-                (Src::S32(a), Src::S32(b)) => map2(&a[..n], &b[..n], o, cmp(d)),
-                (Src::S64(a), Src::S64(b)) => map2(&a[..n], &b[..n], o, cmp(d)),
-                (Src::U32(a), Src::U32(b)) => map2(&a[..n], &b[..n], o, cmp(d)),
-                (Src::U64(a), Src::U64(b)) => map2(&a[..n], &b[..n], o, cmp(d)),
+                (Src::F32(a), Src::F32(b)) => compare_into(d, &a[..n], &b[..n], o),
+                (Src::F64(a), Src::F64(b)) => compare_into(d, &a[..n], &b[..n], o),
+                (Src::S32(a), Src::S32(b)) => compare_into(d, &a[..n], &b[..n], o),
+                (Src::S64(a), Src::S64(b)) => compare_into(d, &a[..n], &b[..n], o),
+                (Src::U32(a), Src::U32(b)) => compare_into(d, &a[..n], &b[..n], o),
+                (Src::U64(a), Src::U64(b)) => compare_into(d, &a[..n], &b[..n], o),
                 _ => {}
             }
         }

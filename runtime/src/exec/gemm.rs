@@ -1,10 +1,17 @@
-//! dot_general as batched GEMM on `matrixmultiply`, with rows of the output split across threads
-//! for large products. Operands are addressed by strides, so transposed operands are not copied.
+//! dot_general as batched GEMM on the `gemm` crate. Operands are addressed by strides, so
+//! transposed operands are not copied. A large product runs on all of the pool's threads through
+//! the crate's own splitting (the threads share the packed operand panels); many small products
+//! (batch dims) are split by rows across the pool instead, one thread per block.
 
 use super::workers::Workers;
 use super::Ptr;
 use apu_compiler::ir::ElementType as E;
 use apu_compiler::plan::DotKernel;
+use gemm::Parallelism;
+
+/// Products of at least this many multiply-adds (m * n * k) are split inside the GEMM; below it
+/// one product is cheaper on one thread than the hand-off (about 128^3).
+const SPLIT_ONE_PRODUCT: usize = 1 << 21;
 
 pub fn supported(lhs: E, rhs: E, out: E) -> bool {
     lhs == rhs && rhs == out && matches!(out, E::F32 | E::F64)
@@ -18,13 +25,23 @@ pub unsafe fn run(d: &DotKernel, a: Ptr, b: Ptr, c: Ptr, workers: &Workers) {
     if rows == 0 || n == 0 {
         return;
     }
+    let product = m.saturating_mul(n).saturating_mul(k);
+    if workers.threads() > 1 && product >= SPLIT_ONE_PRODUCT && workers.worth_splitting(product) {
+        let threads = workers.threads();
+        workers.install(|| {
+            for bi in 0..d.batch {
+                block(d, a, b, c, bi, 0, m, Parallelism::Rayon(threads));
+            }
+        });
+        return;
+    }
     let cost = n.saturating_mul(k).max(1);
     let f = |r: std::ops::Range<usize>| {
         let mut row = r.start;
         while row < r.end {
             let (bi, mi) = (row / m, row % m);
             let take = (m - mi).min(r.end - row);
-            block(d, a, b, c, bi, mi, take);
+            block(d, a, b, c, bi, mi, take, Parallelism::None);
             row += take;
         }
     };
@@ -32,60 +49,62 @@ pub unsafe fn run(d: &DotKernel, a: Ptr, b: Ptr, c: Ptr, workers: &Workers) {
     workers.for_ranges(rows, 16, cost, &f);
 }
 
-unsafe fn block(d: &DotKernel, a: Ptr, b: Ptr, c: Ptr, bi: usize, mi: usize, rows: usize) {
+/// Rows `mi..mi + rows` of product `bi`.
+#[allow(clippy::too_many_arguments)]
+unsafe fn block(d: &DotKernel, a: Ptr, b: Ptr, c: Ptr, bi: usize, mi: usize, rows: usize, par: Parallelism) {
+    match d.elem {
+        E::F32 => block_typed::<f32>(d, a, b, c, bi, mi, rows, par),
+        E::F64 => block_typed::<f64>(d, a, b, c, bi, mi, rows, par),
+        _ => {}
+    }
+}
+
+trait Element: Copy + 'static {
+    const ZERO: Self;
+    const ONE: Self;
+}
+impl Element for f32 {
+    const ZERO: f32 = 0.0;
+    const ONE: f32 = 1.0;
+}
+impl Element for f64 {
+    const ZERO: f64 = 0.0;
+    const ONE: f64 = 1.0;
+}
+
+#[allow(clippy::too_many_arguments)]
+unsafe fn block_typed<T: Element>(d: &DotKernel, a: Ptr, b: Ptr, c: Ptr, bi: usize, mi: usize, rows: usize, par: Parallelism) {
     let [lbs, lms, lks] = d.lhs_strides;
     let [rbs, rks, rns] = d.rhs_strides;
     let (n, k) = (d.n, d.k);
     let a_off = d.lhs_offset as isize + bi as isize * lbs + mi as isize * lms;
     let b_off = d.rhs_offset as isize + bi as isize * rbs;
-    let c_off = (bi * d.m + mi) * n;
-    match d.elem {
-        E::F32 => {
-            let cp = (c.get() as *mut f32).add(c_off);
-            if k == 0 {
-                std::ptr::write_bytes(cp, 0, rows * n);
-                return;
-            }
-            matrixmultiply::sgemm(
-                rows,
-                k,
-                n,
-                1.0,
-                (a.get() as *const f32).offset(a_off),
-                lms,
-                lks,
-                (b.get() as *const f32).offset(b_off),
-                rks,
-                rns,
-                0.0,
-                cp,
-                n as isize,
-                1,
-            )
-        }
-        E::F64 => {
-            let cp = (c.get() as *mut f64).add(c_off);
-            if k == 0 {
-                std::ptr::write_bytes(cp, 0, rows * n);
-                return;
-            }
-            matrixmultiply::dgemm(
-                rows,
-                k,
-                n,
-                1.0,
-                (a.get() as *const f64).offset(a_off),
-                lms,
-                lks,
-                (b.get() as *const f64).offset(b_off),
-                rks,
-                rns,
-                0.0,
-                cp,
-                n as isize,
-                1,
-            )
-        }
-        _ => {}
+    let cp = (c.get() as *mut T).add((bi * d.m + mi) * n);
+    if k == 0 {
+        // An empty sum: the output is zero.
+        std::ptr::write_bytes(cp, 0, rows * n);
+        return;
     }
+    // c = 0 * c + 1 * a.b, without reading c (it is uninitialised scratch).
+    gemm::gemm(
+        rows,
+        n,
+        k,
+        cp,
+        1,
+        n as isize,
+        false,
+        (a.get() as *const T).offset(a_off),
+        lks,
+        lms,
+        (b.get() as *const T).offset(b_off),
+        rns,
+        rks,
+        T::ZERO,
+        T::ONE,
+        false,
+        false,
+        false,
+        par,
+    )
 }

@@ -58,6 +58,20 @@ impl Workers {
         self.threads
     }
 
+    /// Whether work of this size is worth handing to the pool.
+    pub fn worth_splitting(&self, work: usize) -> bool {
+        self.pool.is_some() && work >= self.min_parallel
+    }
+
+    /// Runs `f` inside the pool, so that a library's own rayon parallelism (`gemm`) uses this
+    /// pool's threads instead of rayon's global pool; on this thread when there is no pool.
+    pub fn install(&self, f: impl FnOnce() + Send) {
+        match &self.pool {
+            Some(p) => p.install(f),
+            None => f(),
+        }
+    }
+
     /// Runs `f` over `0..n`, split into ranges aligned to `align` across the pool when
     /// `n * cost` reaches the threshold, else in one call on this thread.
     pub fn for_ranges(&self, n: usize, align: usize, cost: usize, f: &(dyn Fn(Range<usize>) + Sync)) {
