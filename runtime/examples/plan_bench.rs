@@ -219,8 +219,8 @@ func.func private @closed_call(%x: tensor<128xf32>) -> tensor<128xf32> {
         );
         // The gradient of the benchmark MLP (784-512-512-10, batch 256), as JAX lowers it.
         let mlp_shapes: [&[i64]; 8] = [&[784, 512], &[512], &[512, 512], &[512], &[512, 10], &[10], &[256, 784], &[256, 10]];
-        let mlp_args: Vec<Tensor> = mlp_shapes.iter().map(|s| f32_tensor(s, s.iter().product::<i64>() as usize)).collect();
-        bench("MLP grad B256", include_str!("data/mlp_grad_b256.mlir"), &mlp_args, threads);
+        let mlp_args = || mlp_shapes.iter().map(|s| f32_tensor(s, s.iter().product::<i64>() as usize)).collect();
+        bench("MLP grad B256", include_str!("data/mlp_grad_b256.mlir"), mlp_args, threads);
         for n in [256usize, 1024, 2048] {
             bench(
                 &format!("matmul {n}"),
