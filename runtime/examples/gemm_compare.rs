@@ -4,20 +4,9 @@
 
 use std::time::Instant;
 
-fn cpu_seconds() -> f64 {
-    #[repr(C)]
-    struct Timespec {
-        sec: i64,
-        nsec: i64,
-    }
-    extern "C" {
-        fn clock_gettime(clock: i32, ts: *mut Timespec) -> i32;
-    }
-    let mut ts = Timespec { sec: 0, nsec: 0 };
-    // SAFETY: clock_gettime writes one timespec into `ts`.
-    unsafe { clock_gettime(2, &mut ts) };
-    ts.sec as f64 + ts.nsec as f64 * 1e-9
-}
+#[path = "support/cpu_time.rs"]
+mod cpu_time;
+use cpu_time::process_cpu_seconds as cpu_seconds;
 
 /// (name, m, k, n, lhs transposed, rhs transposed)
 const SHAPES: &[(&str, usize, usize, usize, bool, bool)] = &[

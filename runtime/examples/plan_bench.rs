@@ -7,25 +7,9 @@ use apu_runtime::exec::{Options, Program};
 use apu_runtime::Tensor;
 use std::time::Instant;
 
-/// CPU seconds used by this process so far (all threads): on a loaded machine the CPU time of a
-/// one-thread run is a steadier measure of a kernel than its wall time.
-fn process_cpu_seconds() -> f64 {
-    #[repr(C)]
-    struct Timespec {
-        sec: i64,
-        nsec: i64,
-    }
-    extern "C" {
-        fn clock_gettime(clock: i32, ts: *mut Timespec) -> i32;
-    }
-    const CLOCK_PROCESS_CPUTIME_ID: i32 = 2;
-    let mut ts = Timespec { sec: 0, nsec: 0 };
-    // SAFETY: clock_gettime writes one timespec; `ts` is a valid, exclusive one.
-    if unsafe { clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &mut ts) } != 0 {
-        return f64::NAN;
-    }
-    ts.sec as f64 + ts.nsec as f64 * 1e-9
-}
+#[path = "support/cpu_time.rs"]
+mod cpu_time;
+use cpu_time::process_cpu_seconds;
 
 fn f32_tensor(shape: &[i64], n: usize) -> Tensor {
     let v: Vec<u8> = (0..n).flat_map(|i| (((i * 7919) % 1000) as f32 / 500.0 - 1.0).to_le_bytes()).collect();

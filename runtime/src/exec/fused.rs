@@ -551,13 +551,23 @@ impl Compiled {
 /// # Safety
 /// As [`Compiled::eval`]; `out` must hold the range's elements, and no other thread may write them.
 pub unsafe fn eval_store(ex: &Compiled, inputs: &[*const u8], out: *mut u8, range: std::ops::Range<usize>, esize: usize) {
+    eval_chunks(ex, inputs, range, |result, start, len| store(result, out.add(start * esize), len));
+}
+
+/// Evaluates flat indices `range` of the expression CHUNK elements at a time on this thread and
+/// hands each chunk's result register, first index and length to `each` (the one chunk loop that
+/// stores and reductions share).
+///
+/// # Safety
+/// As [`Compiled::eval`].
+pub unsafe fn eval_chunks(ex: &Compiled, inputs: &[*const u8], range: std::ops::Range<usize>, mut each: impl FnMut(&Buf, usize, usize)) {
     ex.with_registers(|regs| {
         let last = regs.len() - 1;
         let mut start = range.start;
         while start < range.end {
             let len = CHUNK.min(range.end - start);
             ex.eval(inputs, start, len, regs, start != range.start);
-            store(&regs[last], out.add(start * esize), len);
+            each(&regs[last], start, len);
             start += len;
         }
     });

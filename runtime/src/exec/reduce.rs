@@ -72,16 +72,7 @@ unsafe fn fold_range<T: Elem, F: Fn(T, T) -> T>(ex: &Compiled, inputs: &[*const 
         let v = std::slice::from_raw_parts((inputs[input] as *const T).add(offset + range.start), range.len());
         fold.slice(&mut lanes, v);
     } else {
-        ex.with_registers(|regs| {
-            let last = regs.len() - 1;
-            let mut start = range.start;
-            while start < range.end {
-                let len = CHUNK.min(range.end - start);
-                ex.eval(inputs, start, len, regs, start != range.start);
-                fold.slice(&mut lanes, &T::slice(&regs[last])[..len]);
-                start += len;
-            }
-        });
+        fused::eval_chunks(ex, inputs, range, |result, _, len| fold.slice(&mut lanes, &T::slice(result)[..len]));
     }
     lanes.finish(&fold.f)
 }
