@@ -490,6 +490,56 @@ proptest! {
 }
 
 /// A scalar constant of integer type `elem` holding `v` wrapped to the type's width.
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// exp, tanh and logistic after one or two scalar ops in the same kernel (the ops run inside
+    /// the function's loop when their operands are uniform over a chunk): constants, broadcast
+    /// scalars and per-row values (uniform only within a row, so chunks that straddle rows take the
+    /// separate ops), rows shorter and longer than a chunk, and the intermediate value also
+    /// returned (then the ops are not folded into the function).
+    #[test]
+    fn functions_with_scalar_prologues(
+        rows in 1i64..4,
+        cols in prop_oneof![1i64..5, 250i64..262, 500i64..520],
+        func in 0u8..3,
+        first in 0u8..6,
+        second in prop::option::of(0u8..6),
+        shared in any::<bool>(),
+        seed in any::<u64>(),
+    ) {
+        let t = ty(&[rows, cols], E::F32);
+        let mut b = FnBuilder::new("main");
+        let x = b.param(t.clone());
+        let s = b.param(ty(&[], E::F32));
+        let r = b.param(ty(&[rows], E::F32));
+        let sb = b.op(OpKind::BroadcastInDim { broadcast_dimensions: vec![] }, &[s], t.clone());
+        let rb = b.op(OpKind::BroadcastInDim { broadcast_dimensions: vec![0] }, &[r], t.clone());
+        let k = scalar_const(&mut b, E::F32, 0.75f32.to_le_bytes().to_vec());
+        let kb = b.op(OpKind::BroadcastInDim { broadcast_dimensions: vec![] }, &[k], t.clone());
+        let apply = |b: &mut FnBuilder, cur: ValueId, code: u8| {
+            let (op, lhs, rhs) = match code {
+                0 => (BinaryOp::Add, cur, kb),
+                1 => (BinaryOp::Multiply, cur, sb),
+                2 => (BinaryOp::Subtract, cur, rb),
+                3 => (BinaryOp::Subtract, rb, cur),
+                4 => (BinaryOp::Multiply, kb, cur),
+                _ => (BinaryOp::Subtract, sb, cur),
+            };
+            b.op(OpKind::Binary(op), &[lhs, rhs], t.clone())
+        };
+        let mut a = apply(&mut b, x, first);
+        if let Some(code) = second {
+            a = apply(&mut b, a, code);
+        }
+        let f = [UnaryOp::Exponential, UnaryOp::Tanh, UnaryOp::Logistic][func as usize];
+        let y = b.op(OpKind::Unary(f), &[a], t.clone());
+        let results = if shared { vec![y, a] } else { vec![y] };
+        let func = b.finish(&results);
+        same_everywhere(&module(vec![func]), seed)?;
+    }
+}
+
 fn int_const(b: &mut FnBuilder, elem: E, v: i64) -> ValueId {
     scalar_const(b, elem, v.to_le_bytes()[..elem.byte_size()].to_vec())
 }

@@ -86,38 +86,54 @@ pub fn exp_f32<M: Madd>(x: f32) -> f32 {
     if x.is_nan() { x } else { y }
 }
 
-/// Whether every element of `a` is in `[lo, hi]` (false if any is NaN); one vectorised pass.
-#[inline(always)]
-fn all_within(a: &[f32], lo: f32, hi: f32) -> bool {
-    a.iter().fold(true, |ok, &x| ok & (x >= lo) & (x <= hi))
-}
-
 /// e^x over a slice. Arguments in [-86, 88] (nearly all, in practice) need only the core
 /// polynomial, where [`exp_f32`] gives the same result with about twice the operations; a slice
 /// with any other value takes the general function.
 #[inline(always)]
 pub fn exp_slice_f32<M: Madd>(a: &[f32], o: &mut [f32]) {
-    if all_within(a, -86.0, 88.0) {
+    exp_map_slice_f32::<M>(a, o, |x| x)
+}
+
+/// `o = e^pre(a)`: the argument computed in the same loop (it is cheap, so the range check
+/// computes it once more rather than storing it).
+#[inline(always)]
+pub fn exp_map_slice_f32<M: Madd>(a: &[f32], o: &mut [f32], pre: impl Fn(f32) -> f32 + Copy) {
+    if all_within_map(a, pre, -86.0, 88.0) {
         for (o, &x) in o.iter_mut().zip(a) {
-            *o = exp_core_f32::<M>(x);
+            *o = exp_core_f32::<M>(pre(x));
         }
     } else {
         for (o, &x) in o.iter_mut().zip(a) {
-            *o = exp_f32::<M>(x);
+            *o = exp_f32::<M>(pre(x));
         }
     }
+}
+
+/// Whether every `pre(x)` is in `[lo, hi]` (false if any is NaN); one vectorised pass.
+#[inline(always)]
+fn all_within_map(a: &[f32], pre: impl Fn(f32) -> f32, lo: f32, hi: f32) -> bool {
+    a.iter().fold(true, |ok, &x| {
+        let y = pre(x);
+        ok & (y >= lo) & (y <= hi)
+    })
 }
 
 /// The logistic function over a slice, with the core exponential when every `-x` is in its range.
 #[inline(always)]
 pub fn logistic_slice_f32<M: Madd>(a: &[f32], o: &mut [f32]) {
-    if all_within(a, -88.0, 86.0) {
+    logistic_map_slice_f32::<M>(a, o, |x| x)
+}
+
+/// `o = logistic(pre(a))`, as [`exp_map_slice_f32`].
+#[inline(always)]
+pub fn logistic_map_slice_f32<M: Madd>(a: &[f32], o: &mut [f32], pre: impl Fn(f32) -> f32 + Copy) {
+    if all_within_map(a, pre, -88.0, 86.0) {
         for (o, &x) in o.iter_mut().zip(a) {
-            *o = 1.0 / (1.0 + exp_core_f32::<M>(-x));
+            *o = 1.0 / (1.0 + exp_core_f32::<M>(-pre(x)));
         }
     } else {
         for (o, &x) in o.iter_mut().zip(a) {
-            *o = logistic_f32::<M>(x);
+            *o = logistic_f32::<M>(pre(x));
         }
     }
 }

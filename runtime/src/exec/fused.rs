@@ -103,6 +103,50 @@ impl<'a> Src<'a> {
     }
 }
 
+/// Where an instruction writes its `len` values: a register, or, for the last instruction of a
+/// stored kernel, the output buffer itself (saving a copy of every chunk).
+enum Out<'a> {
+    F32(&'a mut [f32]),
+    F64(&'a mut [f64]),
+    S32(&'a mut [i32]),
+    S64(&'a mut [i64]),
+    U32(&'a mut [u32]),
+    U64(&'a mut [u64]),
+    Pred(&'a mut [u8]),
+}
+
+impl<'a> Out<'a> {
+    fn of(b: &'a mut Buf) -> Out<'a> {
+        match b {
+            Buf::F32(v) => Out::F32(v),
+            Buf::F64(v) => Out::F64(v),
+            Buf::S32(v) => Out::S32(v),
+            Buf::S64(v) => Out::S64(v),
+            Buf::U32(v) => Out::U32(v),
+            Buf::U64(v) => Out::U64(v),
+            Buf::Pred(v) => Out::Pred(v),
+        }
+    }
+
+    /// `len` elements of type `elem` at `p`.
+    ///
+    /// # Safety
+    /// `p` must hold that many elements of `elem`, written by nobody else and read through no
+    /// other reference while the view lives.
+    unsafe fn raw(elem: E, p: *mut u8, len: usize) -> Out<'a> {
+        use std::slice::from_raw_parts_mut as s;
+        match elem {
+            E::F32 => Out::F32(s(p as *mut f32, len)),
+            E::F64 => Out::F64(s(p as *mut f64, len)),
+            E::S32 => Out::S32(s(p as *mut i32, len)),
+            E::S64 => Out::S64(s(p as *mut i64, len)),
+            E::U32 => Out::U32(s(p as *mut u32, len)),
+            E::U64 => Out::U64(s(p as *mut u64, len)),
+            _ => Out::Pred(s(p, len)),
+        }
+    }
+}
+
 thread_local! {
     /// Register sets of finished kernels, kept for the next kernel of the same element types.
     static SPARE_REGISTERS: std::cell::RefCell<Vec<Vec<Buf>>> = const { std::cell::RefCell::new(Vec::new()) };
@@ -199,7 +243,7 @@ enum Access {
     Scalar(usize),
     /// Element `offset + (i / inner) * stride`: one value per row of `inner` elements (a per-row
     /// value broadcast along the trailing axes, as softmax reads its row maximum).
-    PerRow { offset: usize, inner: usize, stride: usize },
+    PerRow { offset: usize, inner: usize, stride: usize, rows: RowDivider },
     /// Element `offset + i % period`: a contiguous block repeated along the leading axes (a bias
     /// or scale broadcast over rows).
     Cyclic { offset: usize, period: usize },
@@ -286,7 +330,10 @@ fn special_access(view: &apu_compiler::plan::View, shape: &[i64]) -> Option<Acce
     if k < rank {
         let (_, stride) = merged(shape, strides, 0..k)?;
         let inner = shape[k..].iter().map(|&d| d.max(0) as usize).product();
-        return usize::try_from(stride).ok().filter(|&s| s > 0).map(|stride| Access::PerRow { offset: view.offset, inner, stride });
+        return usize::try_from(stride)
+            .ok()
+            .filter(|&s| s > 0 && inner > 0)
+            .map(|stride| Access::PerRow { offset: view.offset, inner, stride, rows: RowDivider::new(inner) });
     }
     // Cyclic: some leading axes broadcast, the axes after them contiguous.
     let mut j = 0;
@@ -298,6 +345,35 @@ fn special_access(view: &apu_compiler::plan::View, shape: &[i64]) -> Option<Acce
     }
     let (period, stride) = merged(shape, strides, j..rank)?;
     (period > 0 && (stride == 1 || period == 1)).then_some(Access::Cyclic { offset: view.offset, period })
+}
+
+/// Division of flat indices by a row length fixed at compile time, by a multiplication: per-row
+/// operands are looked up several times per chunk, and a hardware division costs tens of cycles.
+#[derive(Clone, Copy, Debug)]
+struct RowDivider {
+    inner: usize,
+    /// ceil(2^64 / inner): for i < 2^32, floor(i * magic / 2^64) = floor(i / inner).
+    magic: u64,
+}
+
+impl RowDivider {
+    fn new(inner: usize) -> RowDivider {
+        let inner = inner.max(1);
+        let magic = if inner == 1 { 0 } else { (u64::MAX / inner as u64) + 1 };
+        RowDivider { inner, magic }
+    }
+
+    /// `i / inner`.
+    #[inline(always)]
+    fn row(self, i: usize) -> usize {
+        if self.inner == 1 {
+            i
+        } else if (i as u64) < (1 << 32) {
+            ((i as u128 * self.magic as u128) >> 64) as usize
+        } else {
+            i / self.inner
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -345,6 +421,96 @@ fn binary_scalar_f32(op: B, a: &[f32], k: f32, o: &mut [f32], k_left: bool) {
     }
 }
 
+/// One or two scalar ops (`+ k`, `- k`, `k -`, `* k`) whose only user is an f32 exp, tanh or
+/// logistic: the function's loop applies them to `src` itself (`tanh(x * 0.5 + 0.1)`,
+/// `exp(x - row_max)`), saving a pass over the chunk, with the same roundings as separate ops.
+#[derive(Clone, Copy, Debug)]
+struct Prologue {
+    /// The register (or contiguous load) the first op reads.
+    src: usize,
+    /// The ops' instructions, in the order they apply (their `scalar_ops` give op and operand).
+    ops: [Option<usize>; 2],
+}
+
+/// Ops a prologue may hold.
+fn prologue_op(sb: &ScalarBinary) -> bool {
+    matches!(sb.op, B::Add | B::Multiply | B::Subtract)
+}
+
+/// Functions whose loops take a prologue.
+fn prologue_function(op: U) -> bool {
+    matches!(op, U::Exponential | U::Tanh | U::Logistic)
+}
+
+/// The prologue of each instruction, and which instructions are absorbed into one.
+fn prologues(expr: &Expr, scalar_ops: &[Option<ScalarBinary>]) -> (Vec<Option<Prologue>>, Vec<bool>) {
+    let n = expr.instrs.len();
+    let mut users = vec![0usize; n];
+    users[n - 1] += 1;
+    for ins in &expr.instrs {
+        for r in operands(ins) {
+            users[r] += 1;
+        }
+    }
+    let mut prologue = vec![None; n];
+    let mut absorbed = vec![false; n];
+    // A scalar op this instruction could absorb: single use, not the result.
+    let absorbable = |r: usize, absorbed: &[bool]| scalar_ops[r].filter(|sb| prologue_op(sb) && users[r] == 1 && r != n - 1 && !absorbed[r]);
+    for (i, ins) in expr.instrs.iter().enumerate() {
+        let Instr::Unary(op, a) = *ins else { continue };
+        if expr.elems[i] != E::F32 || !prologue_function(op) {
+            continue;
+        }
+        let Some(sa) = absorbable(a, &absorbed) else { continue };
+        let p = match absorbable(sa.vector, &absorbed) {
+            Some(sv) => Prologue { src: sv.vector, ops: [Some(sa.vector), Some(a)] },
+            None => Prologue { src: sa.vector, ops: [Some(a), None] },
+        };
+        for j in p.ops.into_iter().flatten() {
+            absorbed[j] = true;
+        }
+        prologue[i] = Some(p);
+    }
+    (prologue, absorbed)
+}
+
+/// Runs `$body` with `$p` bound to the closure of scalar op `$op` against `$k` (`$left`: `k op x`).
+macro_rules! with_scalar_op {
+    ($op:expr, $k:expr, $left:expr, |$p:ident| $body:expr) => {
+        match ($op, $left) {
+            (B::Add, _) => {
+                let $p = move |x: f32| x + $k;
+                $body
+            }
+            (B::Multiply, _) => {
+                let $p = move |x: f32| x * $k;
+                $body
+            }
+            (B::Subtract, false) => {
+                let $p = move |x: f32| x - $k;
+                $body
+            }
+            (B::Subtract, true) => {
+                let $p = move |x: f32| $k - x;
+                $body
+            }
+            _ => false,
+        }
+    };
+}
+
+/// `o = f(pre(a))` for a prologue function `f`.
+#[inline(always)]
+fn unary_with_prologue<M: fastmath::Madd>(op: U, a: &[f32], o: &mut [f32], pre: impl Fn(f32) -> f32 + Copy) -> bool {
+    match op {
+        U::Tanh => map1(a, o, |x| fastmath::tanh_f32::<M>(pre(x))),
+        U::Exponential => fastmath::exp_map_slice_f32::<M>(a, o, pre),
+        U::Logistic => fastmath::logistic_map_slice_f32::<M>(a, o, pre),
+        _ => return false,
+    }
+    true
+}
+
 /// An expression prepared for evaluation: the plan's instructions with load addressing resolved.
 #[derive(Clone, Debug)]
 pub struct Compiled {
@@ -356,6 +522,14 @@ pub struct Compiled {
     /// it is uniform need not fill it).
     only_scalar_users: Vec<bool>,
     shape: Vec<usize>,
+    /// The instructions a chunk runs, in order: all but contiguous loads (read in place by their
+    /// users) and constants or broadcast scalars read only in scalar form (never in a register).
+    run_list: Vec<u32>,
+    /// Per instruction: the scalar ops computing its operand in its own loop (see [`Prologue`]).
+    prologue: Vec<Option<Prologue>>,
+    /// Per instruction: whether it is part of a later instruction's prologue (it then runs only
+    /// when that prologue cannot, over a chunk where its scalar operand is not uniform).
+    absorbed: Vec<bool>,
     /// Element type of each kernel input, as read by its loads.
     pub input_elems: Vec<E>,
     /// The expression on machine integers, when it has one element of integer ops.
@@ -403,7 +577,17 @@ impl Compiled {
         }
         let (scalar_ops, only_scalar_users) = scalar_forms(expr, &steps);
         let scalar = super::scalar::ScalarExpr::new(expr, shape);
-        Ok(Compiled { expr: expr.clone(), steps, scalar_ops, only_scalar_users, shape: shape_u, input_elems, scalar })
+        let last = steps.len() - 1;
+        let run_list = (0..steps.len())
+            .filter(|&i| {
+                let in_place = matches!(steps[i], Step::Load { access: Access::Contiguous(_), .. }) && i != last;
+                let always_uniform = only_scalar_users[i] && matches!(steps[i], Step::Const(KScalar::F32(_)) | Step::Load { access: Access::Scalar(_), .. });
+                !in_place && !always_uniform
+            })
+            .map(|i| i as u32)
+            .collect();
+        let (prologue, absorbed) = prologues(expr, &scalar_ops);
+        Ok(Compiled { expr: expr.clone(), steps, scalar_ops, only_scalar_users, shape: shape_u, run_list, prologue, absorbed, input_elems, scalar })
     }
 
     /// `(input, offset)` when the whole expression is one contiguous load (`x[offset + i]`): a
@@ -451,34 +635,44 @@ impl Compiled {
     /// # Safety
     /// `inputs[i]` must point to a buffer of `input_elems[i]` covering every index the loads reach.
     pub unsafe fn eval(&self, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf], consts_ready: bool) {
+        self.eval_to(inputs, start, len, regs, consts_ready, std::ptr::null_mut())
+    }
+
+    /// As [`Compiled::eval`], but the last instruction writes its values straight to `out` (element
+    /// `start` of the output) instead of the last register, when `out` is not null.
+    ///
+    /// # Safety
+    /// As [`Compiled::eval`]; a non-null `out` must hold `len` elements of the result type, and no
+    /// input may share memory with them (an in-place kernel must pass null and store the register).
+    pub unsafe fn eval_to(&self, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf], consts_ready: bool, out: *mut u8) {
         // The same body compiled for the best vector extension the CPU has (chosen once).
         match *CPU_LEVEL {
-            CpuLevel::Avx512 => self.eval_avx512(inputs, start, len, regs, consts_ready),
-            CpuLevel::Avx2 => self.eval_avx2(inputs, start, len, regs, consts_ready),
-            CpuLevel::Baseline => self.eval_body::<fastmath::Separate>(inputs, start, len, regs, consts_ready),
+            CpuLevel::Avx512 => self.eval_avx512(inputs, start, len, regs, consts_ready, out),
+            CpuLevel::Avx2 => self.eval_avx2(inputs, start, len, regs, consts_ready, out),
+            CpuLevel::Baseline => self.eval_body::<fastmath::Separate>(inputs, start, len, regs, consts_ready, out),
         }
     }
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma,bmi2")]
-    unsafe fn eval_avx512(&self, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf], consts_ready: bool) {
-        self.eval_body::<fastmath::Fused>(inputs, start, len, regs, consts_ready)
+    unsafe fn eval_avx512(&self, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf], consts_ready: bool, out: *mut u8) {
+        self.eval_body::<fastmath::Fused>(inputs, start, len, regs, consts_ready, out)
     }
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,fma")]
-    unsafe fn eval_avx2(&self, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf], consts_ready: bool) {
-        self.eval_body::<fastmath::Fused>(inputs, start, len, regs, consts_ready)
+    unsafe fn eval_avx2(&self, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf], consts_ready: bool, out: *mut u8) {
+        self.eval_body::<fastmath::Fused>(inputs, start, len, regs, consts_ready, out)
     }
 
     #[cfg(not(target_arch = "x86_64"))]
-    unsafe fn eval_avx512(&self, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf], consts_ready: bool) {
-        self.eval_body::<fastmath::Separate>(inputs, start, len, regs, consts_ready)
+    unsafe fn eval_avx512(&self, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf], consts_ready: bool, out: *mut u8) {
+        self.eval_body::<fastmath::Separate>(inputs, start, len, regs, consts_ready, out)
     }
 
     #[cfg(not(target_arch = "x86_64"))]
-    unsafe fn eval_avx2(&self, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf], consts_ready: bool) {
-        self.eval_body::<fastmath::Separate>(inputs, start, len, regs, consts_ready)
+    unsafe fn eval_avx2(&self, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf], consts_ready: bool, out: *mut u8) {
+        self.eval_body::<fastmath::Separate>(inputs, start, len, regs, consts_ready, out)
     }
 
     /// The value of f32 register `r` if it is the same over the chunk `start..start + len`.
@@ -490,58 +684,144 @@ impl Compiled {
         match &self.steps[r] {
             Step::Const(KScalar::F32(x)) => Some(*x),
             Step::Load { input, access: Access::Scalar(off) } => Some(*(inputs[*input] as *const f32).add(*off)),
-            Step::Load { input, access: Access::PerRow { offset, inner, stride } } => {
-                if len == 0 || *inner == 0 {
+            Step::Load { input, access: Access::PerRow { offset, stride, rows, .. } } => {
+                if len == 0 {
                     return None;
                 }
-                let row = start / inner;
-                ((start + len - 1) / inner == row).then(|| *(inputs[*input] as *const f32).add(offset + row * stride))
+                let row = rows.row(start);
+                (rows.row(start + len - 1) == row).then(|| *(inputs[*input] as *const f32).add(offset + row * stride))
             }
             _ => None,
         }
     }
 
     #[inline(always)]
-    unsafe fn eval_body<M: fastmath::Madd>(&self, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf], consts_ready: bool) {
+    unsafe fn eval_body<M: fastmath::Madd>(&self, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf], consts_ready: bool, out: *mut u8) {
         let last = self.steps.len() - 1;
-        for (i, step) in self.steps.iter().enumerate() {
-            let (lo, hi) = regs.split_at_mut(i);
-            let dst = &mut hi[0];
-            match step {
-                // Contiguous loads are read in place by their users (the result is always stored
-                // in the last register, which callers read).
-                Step::Load { access: Access::Contiguous(_), .. } if i != last => {}
-                // Registers read only in scalar form are not filled when uniform over the chunk.
-                _ if self.only_scalar_users[i] && self.uniform(i, inputs, start, len).is_some() => {}
-                Step::Load { input, access } => load(dst, inputs[*input], access, &self.shape, start, len),
-                Step::Const(_) if consts_ready => {}
-                // Only `len` lanes: a scalar kernel in a loop would otherwise fill a whole chunk
-                // per constant per call.
-                Step::Const(k) => fill_const(*k, dst, len),
-                Step::Other => {
-                    if let Some(sb) = self.scalar_ops[i] {
-                        if let (Some(k), Buf::F32(o)) = (self.uniform(sb.uniform, inputs, start, len), &mut *dst) {
-                            let a = match &self.steps[sb.vector] {
-                                Step::Load { input, access: Access::Contiguous(off) } => std::slice::from_raw_parts((inputs[*input] as *const f32).add(off + start), len),
-                                _ => match &lo[sb.vector] {
-                                    Buf::F32(v) => &v[..len],
-                                    _ => &[],
-                                },
-                            };
-                            binary_scalar_f32(sb.op, a, k, &mut o[..len], sb.uniform_left);
-                            continue;
-                        }
-                    }
-                    let lo: &[Buf] = lo;
-                    let src = |r: usize| match &self.steps[r] {
-                        // SAFETY: the caller guarantees that the inputs cover every loaded index.
-                        Step::Load { input, access: Access::Contiguous(off) } => unsafe { Src::raw(self.expr.elems[r], inputs[*input], off + start, len) },
-                        _ => Src::of(&lo[r]),
-                    };
-                    compute::<M>(&self.expr.instrs[i], src, dst, &self.shape, start, len)
+        for &i in &self.run_list {
+            let i = i as usize;
+            if self.absorbed[i] {
+                continue;
+            }
+            if let Some(p) = self.prologue[i] {
+                let dst = if i == last && !out.is_null() { out } else { std::ptr::null_mut() };
+                if self.with_prologue::<M>(i, p, regs, inputs, start, len, dst) {
+                    continue;
+                }
+                // An operand not uniform over this chunk: the absorbed ops run first, as usual.
+                for j in p.ops.into_iter().flatten() {
+                    self.scalar_or_general::<M>(j, regs, inputs, start, len, std::ptr::null_mut());
                 }
             }
+            let to = if i == last { out } else { std::ptr::null_mut() };
+            match &self.steps[i] {
+                // Registers read only in scalar form are not filled when uniform over the chunk
+                // (per-row values: when the chunk lies within one row).
+                _ if self.only_scalar_users[i] && self.uniform(i, inputs, start, len).is_some() => {}
+                Step::Load { input, access } => load(self.dst(i, regs, to, len), inputs[*input], access, &self.shape, start, len),
+                Step::Const(_) if consts_ready && i != last => {}
+                // Only `len` lanes: a scalar kernel in a loop would otherwise fill a whole chunk
+                // per constant per call.
+                Step::Const(k) => fill_const(*k, self.dst(i, regs, to, len), len),
+                Step::Other => self.scalar_or_general::<M>(i, regs, inputs, start, len, to),
+            }
         }
+    }
+
+    /// Where instruction `i` writes: `out` (`len` elements) if not null, else its register.
+    ///
+    /// # Safety
+    /// A non-null `out` must hold `len` elements of the instruction's type, used by nothing else.
+    #[inline(always)]
+    unsafe fn dst<'a>(&self, i: usize, regs: &'a mut [Buf], out: *mut u8, len: usize) -> Out<'a> {
+        if out.is_null() {
+            Out::of(&mut regs[i])
+        } else {
+            Out::raw(self.expr.elems[i], out, len)
+        }
+    }
+
+    /// An f32 register (or contiguous load read in place) as a slice of the chunk.
+    ///
+    /// # Safety
+    /// As [`Compiled::eval`].
+    #[inline(always)]
+    unsafe fn f32_operand<'a>(&self, r: usize, lo: &'a [Buf], inputs: &[*const u8], start: usize, len: usize) -> &'a [f32] {
+        match &self.steps[r] {
+            Step::Load { input, access: Access::Contiguous(off) } => std::slice::from_raw_parts((inputs[*input] as *const f32).add(off + start), len),
+            _ => match &lo[r] {
+                Buf::F32(v) => &v[..len],
+                _ => &[],
+            },
+        }
+    }
+
+    /// Computed instruction `i` (not a load or constant) into its register, or into `out` if not
+    /// null: in scalar form when its uniform operand is uniform over the chunk.
+    #[inline(always)]
+    unsafe fn scalar_or_general<M: fastmath::Madd>(&self, i: usize, regs: &mut [Buf], inputs: &[*const u8], start: usize, len: usize, out: *mut u8) {
+        let (lo, hi) = regs.split_at_mut(i);
+        let dst = if out.is_null() { Out::of(&mut hi[0]) } else { Out::raw(self.expr.elems[i], out, len) };
+        if let Some(sb) = self.scalar_ops[i] {
+            if let (Some(k), Out::F32(o)) = (self.uniform(sb.uniform, inputs, start, len), dst) {
+                let a = self.f32_operand(sb.vector, lo, inputs, start, len);
+                binary_scalar_f32(sb.op, a, k, &mut o[..len], sb.uniform_left);
+                return;
+            }
+            // Not uniform over this chunk after all: the general form below.
+            let dst = if out.is_null() { Out::of(&mut hi[0]) } else { Out::raw(self.expr.elems[i], out, len) };
+            self.compute_general::<M>(i, lo, inputs, dst, start, len);
+            return;
+        }
+        self.compute_general::<M>(i, lo, inputs, dst, start, len);
+    }
+
+    /// Instruction `i` with its prologue in one loop, if every prologue operand is uniform over
+    /// the chunk (else false, and nothing is written).
+    #[inline(always)]
+    unsafe fn with_prologue<M: fastmath::Madd>(&self, i: usize, p: Prologue, regs: &mut [Buf], inputs: &[*const u8], start: usize, len: usize, out: *mut u8) -> bool {
+        let Instr::Unary(op, _) = self.expr.instrs[i] else { return false };
+        let scalar = |j: Option<usize>| -> Option<Option<(ScalarBinary, f32)>> {
+            match j {
+                None => Some(None),
+                Some(j) => {
+                    let sb = self.scalar_ops[j]?;
+                    // SAFETY: as for the caller.
+                    let k = unsafe { self.uniform(sb.uniform, inputs, start, len) }?;
+                    Some(Some((sb, k)))
+                }
+            }
+        };
+        let (Some(Some((s0, k0))), Some(second)) = (scalar(p.ops[0]), scalar(p.ops[1])) else { return false };
+        let (lo, hi) = regs.split_at_mut(i);
+        let a = self.f32_operand(p.src, lo, inputs, start, len);
+        let o: &mut [f32] = if out.is_null() {
+            match &mut hi[0] {
+                Buf::F32(v) => &mut v[..len],
+                _ => return false,
+            }
+        } else {
+            std::slice::from_raw_parts_mut(out as *mut f32, len)
+        };
+        if a.len() != len {
+            return false;
+        }
+        with_scalar_op!(s0.op, k0, s0.uniform_left, |p0| match second {
+            None => unary_with_prologue::<M>(op, a, o, p0),
+            Some((s1, k1)) => with_scalar_op!(s1.op, k1, s1.uniform_left, |p1| unary_with_prologue::<M>(op, a, o, move |x| p1(p0(x)))),
+        })
+    }
+
+    /// Instruction `i` on full registers (operands from `lo`, the registers before it, or read in
+    /// place from contiguous inputs).
+    #[inline(always)]
+    unsafe fn compute_general<M: fastmath::Madd>(&self, i: usize, lo: &[Buf], inputs: &[*const u8], dst: Out<'_>, start: usize, len: usize) {
+        let src = |r: usize| match &self.steps[r] {
+            // SAFETY: the caller guarantees that the inputs cover every loaded index.
+            Step::Load { input, access: Access::Contiguous(off) } => unsafe { Src::raw(self.expr.elems[r], inputs[*input], off + start, len) },
+            _ => Src::of(&lo[r]),
+        };
+        compute::<M>(&self.expr.instrs[i], src, dst, &self.shape, start, len)
     }
 }
 
@@ -551,7 +831,21 @@ impl Compiled {
 /// # Safety
 /// As [`Compiled::eval`]; `out` must hold the range's elements, and no other thread may write them.
 pub unsafe fn eval_store(ex: &Compiled, inputs: &[*const u8], out: *mut u8, range: std::ops::Range<usize>, esize: usize) {
-    eval_chunks(ex, inputs, range, |result, start, len| store(result, out.add(start * esize), len));
+    // An in-place kernel's output is one of its inputs: its chunks are computed whole in the
+    // registers before they overwrite that input. Otherwise the last instruction writes straight
+    // to the output.
+    if inputs.contains(&(out as *const u8)) {
+        eval_chunks(ex, inputs, range, |result, start, len| store(result, out.add(start * esize), len));
+        return;
+    }
+    ex.with_registers(|regs| {
+        let mut start = range.start;
+        while start < range.end {
+            let len = CHUNK.min(range.end - start);
+            ex.eval_to(inputs, start, len, regs, start != range.start, out.add(start * esize));
+            start += len;
+        }
+    });
 }
 
 /// Evaluates flat indices `range` of the expression CHUNK elements at a time on this thread and
@@ -645,10 +939,10 @@ macro_rules! load_typed {
                 let x = *p.add(*off);
                 $v[..$len].fill(x);
             }
-            Access::PerRow { offset, inner, stride } => {
+            Access::PerRow { offset, inner, stride, rows } => {
                 let (mut j, mut i) = (0, $start);
                 while j < $len {
-                    let row = i / inner;
+                    let row = rows.row(i);
                     let run = ((row + 1) * inner - i).min($len - j);
                     $v[j..j + run].fill(*p.add(offset + row * stride));
                     j += run;
@@ -684,15 +978,15 @@ macro_rules! load_typed {
 }
 
 #[inline(always)]
-unsafe fn load(dst: &mut Buf, src: *const u8, access: &Access, shape: &[usize], start: usize, len: usize) {
+unsafe fn load(dst: Out<'_>, src: *const u8, access: &Access, shape: &[usize], start: usize, len: usize) {
     match dst {
-        Buf::F32(v) => load_typed!(v, f32, src, access, shape, start, len),
-        Buf::F64(v) => load_typed!(v, f64, src, access, shape, start, len),
-        Buf::S32(v) => load_typed!(v, i32, src, access, shape, start, len),
-        Buf::S64(v) => load_typed!(v, i64, src, access, shape, start, len),
-        Buf::U32(v) => load_typed!(v, u32, src, access, shape, start, len),
-        Buf::U64(v) => load_typed!(v, u64, src, access, shape, start, len),
-        Buf::Pred(v) => load_typed!(v, u8, src, access, shape, start, len),
+        Out::F32(v) => load_typed!(v, f32, src, access, shape, start, len),
+        Out::F64(v) => load_typed!(v, f64, src, access, shape, start, len),
+        Out::S32(v) => load_typed!(v, i32, src, access, shape, start, len),
+        Out::S64(v) => load_typed!(v, i64, src, access, shape, start, len),
+        Out::U32(v) => load_typed!(v, u32, src, access, shape, start, len),
+        Out::U64(v) => load_typed!(v, u64, src, access, shape, start, len),
+        Out::Pred(v) => load_typed!(v, u8, src, access, shape, start, len),
     }
 }
 
@@ -843,17 +1137,17 @@ impl IntBits for u64 {
 /// Converts register `src` into `dst` (a different or the same type), with the interpreter's rules:
 /// float → int truncates and saturates (NaN → 0), int → int wraps, int → float rounds once.
 #[inline(always)]
-fn convert(src: Src, dst: &mut Buf, n: usize) {
+fn convert(src: Src, dst: Out<'_>, n: usize) {
     macro_rules! from {
         ($a:expr, $conv_f32:expr, $conv_f64:expr, $conv_s32:expr, $conv_s64:expr, $conv_u32:expr, $conv_u64:expr) => {
             match dst {
-                Buf::F32(o) => map1(&$a[..n], &mut o[..n], $conv_f32),
-                Buf::F64(o) => map1(&$a[..n], &mut o[..n], $conv_f64),
-                Buf::S32(o) => map1(&$a[..n], &mut o[..n], $conv_s32),
-                Buf::S64(o) => map1(&$a[..n], &mut o[..n], $conv_s64),
-                Buf::U32(o) => map1(&$a[..n], &mut o[..n], $conv_u32),
-                Buf::U64(o) => map1(&$a[..n], &mut o[..n], $conv_u64),
-                Buf::Pred(_) => {}
+                Out::F32(o) => map1(&$a[..n], &mut o[..n], $conv_f32),
+                Out::F64(o) => map1(&$a[..n], &mut o[..n], $conv_f64),
+                Out::S32(o) => map1(&$a[..n], &mut o[..n], $conv_s32),
+                Out::S64(o) => map1(&$a[..n], &mut o[..n], $conv_s64),
+                Out::U32(o) => map1(&$a[..n], &mut o[..n], $conv_u32),
+                Out::U64(o) => map1(&$a[..n], &mut o[..n], $conv_u64),
+                Out::Pred(_) => {}
             }
         };
     }
@@ -869,7 +1163,7 @@ fn convert(src: Src, dst: &mut Buf, n: usize) {
 }
 
 #[inline(always)]
-fn select(p: &[u8], t: Src, f: Src, dst: &mut Buf, n: usize) {
+fn select(p: &[u8], t: Src, f: Src, dst: Out<'_>, n: usize) {
     macro_rules! sel {
         ($a:expr, $b:expr, $o:expr) => {
             // Zipped slices of one length: no bounds checks, so this becomes a vector blend
@@ -880,32 +1174,32 @@ fn select(p: &[u8], t: Src, f: Src, dst: &mut Buf, n: usize) {
         };
     }
     match (t, f, dst) {
-        (Src::F32(a), Src::F32(b), Buf::F32(o)) => sel!(a, b, o),
-        (Src::F64(a), Src::F64(b), Buf::F64(o)) => sel!(a, b, o),
-        (Src::S32(a), Src::S32(b), Buf::S32(o)) => sel!(a, b, o),
-        (Src::S64(a), Src::S64(b), Buf::S64(o)) => sel!(a, b, o),
-        (Src::U32(a), Src::U32(b), Buf::U32(o)) => sel!(a, b, o),
-        (Src::U64(a), Src::U64(b), Buf::U64(o)) => sel!(a, b, o),
-        (Src::Pred(a), Src::Pred(b), Buf::Pred(o)) => sel!(a, b, o),
+        (Src::F32(a), Src::F32(b), Out::F32(o)) => sel!(a, b, o),
+        (Src::F64(a), Src::F64(b), Out::F64(o)) => sel!(a, b, o),
+        (Src::S32(a), Src::S32(b), Out::S32(o)) => sel!(a, b, o),
+        (Src::S64(a), Src::S64(b), Out::S64(o)) => sel!(a, b, o),
+        (Src::U32(a), Src::U32(b), Out::U32(o)) => sel!(a, b, o),
+        (Src::U64(a), Src::U64(b), Out::U64(o)) => sel!(a, b, o),
+        (Src::Pred(a), Src::Pred(b), Out::Pred(o)) => sel!(a, b, o),
         _ => {}
     }
 }
 
 #[inline(always)]
-fn fill_const(k: KScalar, dst: &mut Buf, n: usize) {
+fn fill_const(k: KScalar, dst: Out<'_>, n: usize) {
     match (k, dst) {
-        (KScalar::F32(x), Buf::F32(o)) => o[..n].fill(x),
-        (KScalar::F64(x), Buf::F64(o)) => o[..n].fill(x),
-        (KScalar::S32(x), Buf::S32(o)) => o[..n].fill(x),
-        (KScalar::S64(x), Buf::S64(o)) => o[..n].fill(x),
-        (KScalar::U32(x), Buf::U32(o)) => o[..n].fill(x),
-        (KScalar::U64(x), Buf::U64(o)) => o[..n].fill(x),
-        (KScalar::Pred(x), Buf::Pred(o)) => o[..n].fill(x as u8),
+        (KScalar::F32(x), Out::F32(o)) => o[..n].fill(x),
+        (KScalar::F64(x), Out::F64(o)) => o[..n].fill(x),
+        (KScalar::S32(x), Out::S32(o)) => o[..n].fill(x),
+        (KScalar::S64(x), Out::S64(o)) => o[..n].fill(x),
+        (KScalar::U32(x), Out::U32(o)) => o[..n].fill(x),
+        (KScalar::U64(x), Out::U64(o)) => o[..n].fill(x),
+        (KScalar::Pred(x), Out::Pred(o)) => o[..n].fill(x as u8),
         _ => {}
     }
 }
 
-fn iota(dim: usize, shape: &[usize], start: usize, n: usize, dst: &mut Buf) {
+fn iota(dim: usize, shape: &[usize], start: usize, n: usize, dst: Out<'_>) {
     let mut strides = vec![0isize; shape.len()];
     if dim < shape.len() {
         strides[dim] = 1;
@@ -916,24 +1210,24 @@ fn iota(dim: usize, shape: &[usize], start: usize, n: usize, dst: &mut Buf) {
         };
     }
     match dst {
-        Buf::F32(o) => io!(o, f32),
-        Buf::F64(o) => io!(o, f64),
-        Buf::S32(o) => io!(o, i32),
-        Buf::S64(o) => io!(o, i64),
-        Buf::U32(o) => io!(o, u32),
-        Buf::U64(o) => io!(o, u64),
-        Buf::Pred(o) => io!(o, u8),
+        Out::F32(o) => io!(o, f32),
+        Out::F64(o) => io!(o, f64),
+        Out::S32(o) => io!(o, i32),
+        Out::S64(o) => io!(o, i64),
+        Out::U32(o) => io!(o, u32),
+        Out::U64(o) => io!(o, u64),
+        Out::Pred(o) => io!(o, u8),
     }
 }
 
 #[inline(always)]
-fn compute<'r, M: fastmath::Madd>(ins: &Instr, src: impl Fn(usize) -> Src<'r>, dst: &mut Buf, shape: &[usize], start: usize, n: usize) {
+fn compute<'r, M: fastmath::Madd>(ins: &Instr, src: impl Fn(usize) -> Src<'r>, dst: Out<'_>, shape: &[usize], start: usize, n: usize) {
     match *ins {
         Instr::Load { .. } => {}
         Instr::Const(k) => fill_const(k, dst, n),
         Instr::Iota { dim } => iota(dim, shape, start, n, dst),
         Instr::Unary(op, a) => match (src(a), dst) {
-            (Src::F32(a), Buf::F32(o)) => {
+            (Src::F32(a), Out::F32(o)) => {
                 let (a, o) = (&a[..n], &mut o[..n]);
                 match op {
                     U::Negate => map1(a, o, |x| -x),
@@ -949,16 +1243,16 @@ fn compute<'r, M: fastmath::Madd>(ins: &Instr, src: impl Fn(usize) -> Src<'r>, d
                     }
                 }
             }
-            (Src::F32(a), Buf::Pred(o)) => map1(&a[..n], &mut o[..n], |x| x.is_finite() as u8),
-            (Src::F64(a), Buf::Pred(o)) => map1(&a[..n], &mut o[..n], |x| x.is_finite() as u8),
-            (Src::F64(a), Buf::F64(o)) => map1(&a[..n], &mut o[..n], unary_f64(op)),
-            (Src::S32(a), Buf::S32(o)) => map1(&a[..n], &mut o[..n], if op == U::Negate { i32::wrapping_neg } else { i32::wrapping_abs }),
-            (Src::S64(a), Buf::S64(o)) => map1(&a[..n], &mut o[..n], if op == U::Negate { i64::wrapping_neg } else { i64::wrapping_abs }),
-            (Src::Pred(a), Buf::Pred(o)) => map1(&a[..n], &mut o[..n], |x| x ^ 1),
+            (Src::F32(a), Out::Pred(o)) => map1(&a[..n], &mut o[..n], |x| x.is_finite() as u8),
+            (Src::F64(a), Out::Pred(o)) => map1(&a[..n], &mut o[..n], |x| x.is_finite() as u8),
+            (Src::F64(a), Out::F64(o)) => map1(&a[..n], &mut o[..n], unary_f64(op)),
+            (Src::S32(a), Out::S32(o)) => map1(&a[..n], &mut o[..n], if op == U::Negate { i32::wrapping_neg } else { i32::wrapping_abs }),
+            (Src::S64(a), Out::S64(o)) => map1(&a[..n], &mut o[..n], if op == U::Negate { i64::wrapping_neg } else { i64::wrapping_abs }),
+            (Src::Pred(a), Out::Pred(o)) => map1(&a[..n], &mut o[..n], |x| x ^ 1),
             _ => {}
         },
         Instr::Binary(op, a, b) => match (src(a), src(b), dst) {
-            (Src::F32(a), Src::F32(b), Buf::F32(o)) => {
+            (Src::F32(a), Src::F32(b), Out::F32(o)) => {
                 let (a, b, o) = (&a[..n], &b[..n], &mut o[..n]);
                 match op {
                     B::Add => map2(a, b, o, |x, y| x + y),
@@ -973,12 +1267,12 @@ fn compute<'r, M: fastmath::Madd>(ins: &Instr, src: impl Fn(usize) -> Src<'r>, d
                     }
                 }
             }
-            (Src::F64(a), Src::F64(b), Buf::F64(o)) => map2(&a[..n], &b[..n], &mut o[..n], binary_f64(op)),
-            (Src::S32(a), Src::S32(b), Buf::S32(o)) => int_binary!(op, &a[..n], &b[..n], &mut o[..n], i32),
-            (Src::S64(a), Src::S64(b), Buf::S64(o)) => int_binary!(op, &a[..n], &b[..n], &mut o[..n], i64),
-            (Src::U32(a), Src::U32(b), Buf::U32(o)) => int_binary!(op, &a[..n], &b[..n], &mut o[..n], u32),
-            (Src::U64(a), Src::U64(b), Buf::U64(o)) => int_binary!(op, &a[..n], &b[..n], &mut o[..n], u64),
-            (Src::Pred(a), Src::Pred(b), Buf::Pred(o)) => match op {
+            (Src::F64(a), Src::F64(b), Out::F64(o)) => map2(&a[..n], &b[..n], &mut o[..n], binary_f64(op)),
+            (Src::S32(a), Src::S32(b), Out::S32(o)) => int_binary!(op, &a[..n], &b[..n], &mut o[..n], i32),
+            (Src::S64(a), Src::S64(b), Out::S64(o)) => int_binary!(op, &a[..n], &b[..n], &mut o[..n], i64),
+            (Src::U32(a), Src::U32(b), Out::U32(o)) => int_binary!(op, &a[..n], &b[..n], &mut o[..n], u32),
+            (Src::U64(a), Src::U64(b), Out::U64(o)) => int_binary!(op, &a[..n], &b[..n], &mut o[..n], u64),
+            (Src::Pred(a), Src::Pred(b), Out::Pred(o)) => match op {
                 B::And => map2(&a[..n], &b[..n], &mut o[..n], |x, y| x & y),
                 B::Or => map2(&a[..n], &b[..n], &mut o[..n], |x, y| x | y),
                 _ => map2(&a[..n], &b[..n], &mut o[..n], |x, y| x ^ y),
@@ -986,7 +1280,7 @@ fn compute<'r, M: fastmath::Madd>(ins: &Instr, src: impl Fn(usize) -> Src<'r>, d
             _ => {}
         },
         Instr::Compare(d, _, a, b) => {
-            let Buf::Pred(o) = dst else { return };
+            let Out::Pred(o) = dst else { return };
             let o = &mut o[..n];
             match (src(a), src(b)) {
                 (Src::F32(a), Src::F32(b)) => compare_into(d, &a[..n], &b[..n], o),
@@ -1012,12 +1306,12 @@ fn compute<'r, M: fastmath::Madd>(ins: &Instr, src: impl Fn(usize) -> Src<'r>, d
                 };
             }
             match (src(lo), src(x), src(hi), dst) {
-                (Src::F32(l), Src::F32(x), Src::F32(h), Buf::F32(o)) => clamp!(l, x, h, o, max_f32, min_f32),
-                (Src::F64(l), Src::F64(x), Src::F64(h), Buf::F64(o)) => clamp!(l, x, h, o, max_f64, min_f64),
-                (Src::S32(l), Src::S32(x), Src::S32(h), Buf::S32(o)) => clamp!(l, x, h, o, i32::max, i32::min),
-                (Src::S64(l), Src::S64(x), Src::S64(h), Buf::S64(o)) => clamp!(l, x, h, o, i64::max, i64::min),
-                (Src::U32(l), Src::U32(x), Src::U32(h), Buf::U32(o)) => clamp!(l, x, h, o, u32::max, u32::min),
-                (Src::U64(l), Src::U64(x), Src::U64(h), Buf::U64(o)) => clamp!(l, x, h, o, u64::max, u64::min),
+                (Src::F32(l), Src::F32(x), Src::F32(h), Out::F32(o)) => clamp!(l, x, h, o, max_f32, min_f32),
+                (Src::F64(l), Src::F64(x), Src::F64(h), Out::F64(o)) => clamp!(l, x, h, o, max_f64, min_f64),
+                (Src::S32(l), Src::S32(x), Src::S32(h), Out::S32(o)) => clamp!(l, x, h, o, i32::max, i32::min),
+                (Src::S64(l), Src::S64(x), Src::S64(h), Out::S64(o)) => clamp!(l, x, h, o, i64::max, i64::min),
+                (Src::U32(l), Src::U32(x), Src::U32(h), Out::U32(o)) => clamp!(l, x, h, o, u32::max, u32::min),
+                (Src::U64(l), Src::U64(x), Src::U64(h), Out::U64(o)) => clamp!(l, x, h, o, u64::max, u64::min),
                 _ => {}
             }
         }
@@ -1038,5 +1332,29 @@ pub unsafe fn store(reg: &Buf, dst: *mut u8, len: usize) {
         Buf::U32(v) => std::ptr::copy_nonoverlapping(v.as_ptr(), dst as *mut u32, len),
         Buf::U64(v) => std::ptr::copy_nonoverlapping(v.as_ptr(), dst as *mut u64, len),
         Buf::Pred(v) => std::ptr::copy_nonoverlapping(v.as_ptr(), dst, len),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RowDivider;
+
+    #[test]
+    fn row_divider_matches_integer_division() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for inner in (1..300).chain([1000, 1024, 4095, 65_537, 1 << 20, (1 << 31) + 11, 1 << 32, (1 << 33) + 5]) {
+            let d = RowDivider::new(inner);
+            let edges = [0, 1, inner - 1, inner, inner + 1, 7 * inner - 1, (1 << 32) - 1, 1 << 32, (1 << 40) + 3];
+            let random: Vec<usize> = (0..400).map(|k| (next() >> if k % 2 == 0 { 30 } else { 33 }) as usize).collect();
+            for i in edges.into_iter().chain(random) {
+                assert_eq!(d.row(i), i / inner, "{i} / {inner}");
+            }
+        }
     }
 }

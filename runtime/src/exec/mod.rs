@@ -18,7 +18,7 @@ mod scalar;
 pub mod workers;
 
 use crate::{interp, AlignedBytes, Tensor};
-use apu_compiler::ir::{BinaryOp, ComparisonDirection, ComparisonType, ElementType, UnaryOp};
+use apu_compiler::ir::{BinaryOp, ComparisonDirection, ComparisonType, ElementType, TensorType, UnaryOp};
 use apu_compiler::plan::{lower, Capabilities, KScalar, Operand, Plan, Step, StepKind};
 use apu_compiler::valid::ValidModule;
 use apu_compiler::{Error, Result};
@@ -163,7 +163,7 @@ impl Program {
         let planned = lower::lower(module.module(), &Kernels).and_then(|plan| match plan {
             Some(plan) => {
                 let mut prepared: Vec<Prepared> = (0..plan.num_steps).map(|_| Prepared::None).collect();
-                prepare(&plan.steps, &mut prepared)?;
+                prepare(&plan.steps, &plan.slots, &mut prepared)?;
                 Ok(Some((plan, prepared)))
             }
             None => Ok(None),
@@ -221,20 +221,20 @@ impl Program {
 }
 
 /// Prepares the kernels of `steps` and of their nested blocks, by step id.
-fn prepare(steps: &[Step], prepared: &mut [Prepared]) -> Result<()> {
+fn prepare(steps: &[Step], types: &[TensorType], prepared: &mut [Prepared]) -> Result<()> {
     for step in steps {
         let slot = prepared.get_mut(step.id).ok_or_else(|| Error::internal(format!("step id {} out of range", step.id)))?;
         *slot = match &step.kind {
             StepKind::Elementwise(k) => Prepared::Expr(Compiled::new(&k.expr, &k.shape, k.inputs.len())?),
             StepKind::Reduce(k) => Prepared::Expr(Compiled::new(&k.expr, &k.input_shape, k.inputs.len())?),
-            StepKind::While { cond, .. } => Prepared::Loop(control::LoopPlan::new(cond)),
+            StepKind::While { cond, body, .. } => Prepared::Loop(control::LoopPlan::new(cond, body, types)),
             _ => Prepared::None,
         };
         if let StepKind::Rows(g) = &step.kind {
-            prepare(&g.steps, prepared)?;
+            prepare(&g.steps, types, prepared)?;
         }
         for b in step.kind.blocks() {
-            prepare(&b.steps, prepared)?;
+            prepare(&b.steps, types, prepared)?;
         }
     }
     Ok(())

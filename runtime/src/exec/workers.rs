@@ -5,6 +5,7 @@ use once_cell::sync::Lazy;
 use rayon::ThreadPool;
 use std::collections::HashMap;
 use std::ops::Range;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 static POOLS: Lazy<Mutex<HashMap<usize, Arc<ThreadPool>>>> = Lazy::new(|| Mutex::new(HashMap::new()));
@@ -85,19 +86,26 @@ impl Workers {
                 return;
             }
         };
-        let pieces = (self.threads * 2).min(n.div_ceil(align));
+        // Pieces are claimed from a shared counter by the calling thread and `threads - 1` pool
+        // tasks: `threads` runnable threads in all (the caller already has a core; a task per
+        // pool thread on top of it would put three threads on two cores), and a thread slowed by
+        // something else on the machine takes fewer pieces.
+        let pieces = (self.threads * 4).min(n.div_ceil(align));
         let per = n.div_ceil(pieces).div_ceil(align) * align;
-        // The calling thread takes the first piece itself instead of sleeping until the pool is
-        // done: one thread fewer to wake, and on a busy machine the caller already has a core.
-        let first = per.min(n);
-        pool.in_place_scope(|s| {
-            let mut start = first;
-            while start < n {
-                let end = (start + per).min(n);
-                s.spawn(move |_| f(start..end));
-                start = end;
+        let next = AtomicUsize::new(0);
+        let work = || loop {
+            let start = next.fetch_add(1, Ordering::Relaxed).saturating_mul(per);
+            if start >= n {
+                break;
             }
-            f(0..first);
+            f(start..(start + per).min(n));
+        };
+        let work = &work;
+        pool.in_place_scope(|s| {
+            for _ in 1..self.threads.min(pieces) {
+                s.spawn(move |_| work());
+            }
+            work();
         });
     }
 }
