@@ -90,7 +90,7 @@ impl Workers {
         // tasks: `threads` runnable threads in all (the caller already has a core; a task per
         // pool thread on top of it would put three threads on two cores), and a thread slowed by
         // something else on the machine takes fewer pieces.
-        let pieces = (self.threads * 4).min(n.div_ceil(align));
+        let pieces = (self.threads * 2).min(n.div_ceil(align));
         let per = n.div_ceil(pieces).div_ceil(align) * align;
         let next = AtomicUsize::new(0);
         let work = || loop {
