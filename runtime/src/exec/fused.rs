@@ -776,23 +776,27 @@ impl Compiled {
         self.compute_general::<M>(i, lo, inputs, dst, start, len);
     }
 
+    /// A prologue op and the value of its uniform operand over the chunk: `Some(None)` for no op,
+    /// `None` when the operand is not uniform over this chunk.
+    ///
+    /// # Safety
+    /// As [`Compiled::eval`].
+    #[inline(always)]
+    unsafe fn prologue_operand(&self, j: Option<usize>, inputs: &[*const u8], start: usize, len: usize) -> Option<Option<(ScalarBinary, f32)>> {
+        let Some(j) = j else { return Some(None) };
+        let sb = self.scalar_ops[j]?;
+        let k = self.uniform(sb.uniform, inputs, start, len)?;
+        Some(Some((sb, k)))
+    }
+
     /// Instruction `i` with its prologue in one loop, if every prologue operand is uniform over
     /// the chunk (else false, and nothing is written).
     #[inline(always)]
     unsafe fn with_prologue<M: fastmath::Madd>(&self, i: usize, p: Prologue, regs: &mut [Buf], inputs: &[*const u8], start: usize, len: usize, out: *mut u8) -> bool {
         let Instr::Unary(op, _) = self.expr.instrs[i] else { return false };
-        let scalar = |j: Option<usize>| -> Option<Option<(ScalarBinary, f32)>> {
-            match j {
-                None => Some(None),
-                Some(j) => {
-                    let sb = self.scalar_ops[j]?;
-                    // SAFETY: as for the caller.
-                    let k = unsafe { self.uniform(sb.uniform, inputs, start, len) }?;
-                    Some(Some((sb, k)))
-                }
-            }
+        let (Some(Some((s0, k0))), Some(second)) = (self.prologue_operand(p.ops[0], inputs, start, len), self.prologue_operand(p.ops[1], inputs, start, len)) else {
+            return false;
         };
-        let (Some(Some((s0, k0))), Some(second)) = (scalar(p.ops[0]), scalar(p.ops[1])) else { return false };
         let (lo, hi) = regs.split_at_mut(i);
         let a = self.f32_operand(p.src, lo, inputs, start, len);
         let o: &mut [f32] = if out.is_null() {
