@@ -102,21 +102,38 @@ def block(out):
     return jax.tree_util.tree_map(lambda a: a.block_until_ready(), out)
 
 
-def time_call(fn, args, budget_s):
-    """Median seconds per call: rounds of calls, each round at least ~budget_s/5."""
-    block(fn(*args))
-    t0 = time.perf_counter()
-    block(fn(*args))
-    one = max(time.perf_counter() - t0, 1e-7)
-    per_round = max(1, min(10_000, int(budget_s / 5 / one)))
-    samples = []
-    for _ in range(5):
+ROUNDS = 7
+
+
+def time_pair(fn, args_apu, args_cpu, budget_s, rounds=ROUNDS):
+    """(apu seconds per call, XLA:CPU seconds per call, ratio) from `rounds` interleaved round pairs.
+
+    Each round is a run of back-to-back calls (~budget_s/rounds long) on one backend; apu's and
+    XLA:CPU's rounds alternate, so a slow spell of the shared machine hits both sides of a pair.
+    Times are the medians of each backend's rounds; the ratio is the median of the per-pair ratios.
+    """
+    per_round = {}
+    for key, args in (("apu", args_apu), ("cpu", args_cpu)):
+        block(fn(*args))
         t0 = time.perf_counter()
-        for _ in range(per_round):
+        block(fn(*args))
+        one = max(time.perf_counter() - t0, 1e-7)
+        per_round[key] = max(1, min(10_000, int(budget_s / rounds / one)))
+
+    def one_round(key, args):
+        n = per_round[key]
+        t0 = time.perf_counter()
+        for _ in range(n):
             out = fn(*args)
         block(out)
-        samples.append((time.perf_counter() - t0) / per_round)
-    return statistics.median(samples)
+        return (time.perf_counter() - t0) / n
+
+    a, c = [], []
+    for _ in range(rounds):
+        a.append(one_round("apu", args_apu))
+        c.append(one_round("cpu", args_cpu))
+    ratio = statistics.median(x / y for x, y in zip(a, c))
+    return statistics.median(a), statistics.median(c), ratio
 
 
 def fmt(s):
@@ -171,11 +188,9 @@ def main():
         c = jax.tree_util.tree_leaves(block(jitted(*on["cpu"])))
         for x, y in zip(a, c):
             np.testing.assert_allclose(np.asarray(x), np.asarray(y), rtol=2e-3, atol=2e-3, err_msg=name)
-        # Interleave: apu, cpu, apu, cpu; keep each backend's best median.
-        t_apu = min(time_call(jitted, on["apu"], budget) for _ in range(2 if opts.quick else 1))
-        t_cpu = min(time_call(jitted, on["cpu"], budget) for _ in range(2 if opts.quick else 1))
-        rows.append((name, t_apu, t_cpu))
-        print(f"{name:36s} apu {fmt(t_apu):>10s}   XLA:CPU {fmt(t_cpu):>10s}   ratio {t_apu / t_cpu:6.2f}", flush=True)
+        t_apu, t_cpu, ratio = time_pair(jitted, on["apu"], on["cpu"], 2 * budget)
+        rows.append((name, t_apu, t_cpu, ratio))
+        print(f"{name:36s} apu {fmt(t_apu):>10s}   XLA:CPU {fmt(t_cpu):>10s}   ratio {ratio:6.2f}", flush=True)
 
     if opts.only and opts.only not in "compile time, MLP gradient":
         return 0
@@ -184,7 +199,7 @@ def main():
     rounds = 5 if opts.quick else 9
     times = compile_times(lambda: (lambda *a: grad(*a)), (params, x, y), (apu, cpu), rounds)
     (l_apu, c_apu), (l_cpu, c_cpu) = times[apu], times[cpu]
-    rows.append(("compile time, MLP gradient", c_apu, c_cpu))
+    rows.append(("compile time, MLP gradient", c_apu, c_cpu, c_apu / c_cpu))
     print(f"{'compile time, MLP gradient':36s} apu {fmt(c_apu):>10s}   XLA:CPU {fmt(c_cpu):>10s}   ratio {c_apu / c_cpu:6.2f}")
     lowering_note = (
         f"Compile time is `jax.jit(f).lower(...).compile()` minus the lowering: the `.compile()` call alone, median "
@@ -207,14 +222,15 @@ def main():
             f"Measured by `scripts/bench.sh` (`benches/jax_vs_xla.py{' --quick' if opts.quick else ''}`) on "
             f"{datetime.date.today()}, commit {rev}: {cpu_name}, {os.cpu_count()} cores, apu threads = {threads}, "
             f"XLA:CPU from jaxlib {jax.__version__} in the same process; Python {platform.python_version()}.",
-            "Times are medians of 5 rounds of back-to-back calls; ratio = apu / XLA:CPU (below 1: apu is faster).",
+            f"Times are medians of {ROUNDS} rounds of back-to-back calls, apu's and XLA:CPU's rounds alternating; "
+            f"ratio = apu / XLA:CPU, the median of the {ROUNDS} per-pair ratios (below 1: apu is faster).",
             "The machine is shared: differences under ~15 % (compute) or ~30 % (memory-bound) are noise.",
             lowering_note,
             "",
             "| workload | apu | XLA:CPU | ratio |",
             "|---|---|---|---|",
         ]
-        lines += [f"| {n} | {fmt(a)} | {fmt(c)} | {a / c:.2f} |" for n, a, c in rows]
+        lines += [f"| {n} | {fmt(a)} | {fmt(c)} | {r:.2f} |" for n, a, c, r in rows]
         lines.append("")
         # Keep the hand-written analysis below the table across reruns.
         try:

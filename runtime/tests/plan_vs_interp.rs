@@ -656,6 +656,42 @@ fn batched_dot_module(batch: &[i64], m: i64, k: i64, n: i64, elem: E) -> ValidMo
     module(vec![b.finish(&[d])])
 }
 
+/// Division by a broadcast value (a constant, a scalar, one value per row) is a multiplication by
+/// its f32 reciprocal on the plan, as XLA:CPU computes it: bit for bit, whether a chunk lies within
+/// one row (scalar form) or straddles rows (per-element form), at 1 and 3 threads.
+#[test]
+fn division_by_a_broadcast_value_multiplies_by_its_reciprocal() {
+    for (rows, cols) in [(5i64, 3i64), (3, 300), (2, 1000)] {
+        let t = ty(&[rows, cols], E::F32);
+        let mut b = FnBuilder::new("main");
+        let x = b.param(t.clone());
+        let r = b.param(ty(&[rows], E::F32));
+        let rb = b.op(OpKind::BroadcastInDim { broadcast_dimensions: vec![0] }, &[r], t.clone());
+        let q = b.op(OpKind::Binary(BinaryOp::Divide), &[x, rb], t.clone());
+        let k = scalar_const(&mut b, E::F32, 3.0f32.to_le_bytes().to_vec());
+        let kb = b.op(OpKind::BroadcastInDim { broadcast_dimensions: vec![] }, &[k], t.clone());
+        let q3 = b.op(OpKind::Binary(BinaryOp::Divide), &[x, kb], t.clone());
+        let m = module(vec![b.finish(&[q, q3])]);
+        let xs: Vec<f32> = (0..rows * cols).map(|i| 0.1 + i as f32 * 0.37).collect();
+        let rs: Vec<f32> = (0..rows).map(|i| 3.0 + i as f32 * 1.7).collect();
+        let bytes = |v: &[f32]| v.iter().flat_map(|f| f.to_le_bytes()).collect::<Vec<u8>>();
+        let inputs = [
+            Tensor::from_bytes(TensorType::new(vec![rows, cols], E::F32), &bytes(&xs)).unwrap(),
+            Tensor::from_bytes(TensorType::new(vec![rows], E::F32), &bytes(&rs)).unwrap(),
+        ];
+        let by_row: Vec<f32> = xs.iter().enumerate().map(|(i, &v)| v * (1.0 / rs[i / cols as usize])).collect();
+        let by_three: Vec<f32> = xs.iter().map(|&v| v * (1.0f32 / 3.0)).collect();
+        // The reciprocal form really differs from division somewhere in these inputs.
+        assert!(xs.iter().zip(&by_three).any(|(&v, &w)| v / 3.0 != w), "inputs where x/3 == x*(1/3) everywhere");
+        for threads in [1, 3] {
+            let p = Program::compile_with(&m, &Options { threads, min_parallel_work: 1, interpret: false, row_block_bytes: apu_runtime::exec::DEFAULT_ROW_BLOCK_BYTES }).unwrap();
+            let got = p.run(&inputs).unwrap();
+            assert_eq!(got[0].bytes(), bytes(&by_row).as_slice(), "x / row value, {rows}x{cols}, {threads} threads");
+            assert_eq!(got[1].bytes(), bytes(&by_three).as_slice(), "x / 3, {rows}x{cols}, {threads} threads");
+        }
+    }
+}
+
 /// Products big enough (m * n * k over 2^21) that the plan splits one product across threads
 /// inside the GEMM rather than by rows.
 #[test]

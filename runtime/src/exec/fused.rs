@@ -411,7 +411,12 @@ fn binary_scalar_f32(op: B, a: &[f32], k: f32, o: &mut [f32], k_left: bool) {
         (B::Multiply, _) => map1(a, o, |x| x * k),
         (B::Subtract, false) => map1(a, o, |x| x - k),
         (B::Subtract, true) => map1(a, o, |x| k - x),
-        (B::Divide, false) => map1(a, o, |x| x / k),
+        // Division by a broadcast value is a multiplication by its reciprocal, as XLA:CPU
+        // rewrites it (docs/decisions.md 24); the general path below does the same per element.
+        (B::Divide, false) => {
+            let r = 1.0 / k;
+            map1(a, o, |x| x * r)
+        }
         (B::Divide, true) => map1(a, o, |x| k / x),
         (B::Maximum, false) => map1(a, o, |x| max_f32(x, k)),
         (B::Maximum, true) => map1(a, o, |x| max_f32(k, x)),
@@ -769,6 +774,13 @@ impl Compiled {
                 return;
             }
             // Not uniform over this chunk after all: the general form below.
+            let dst = if out.is_null() { Out::of(&mut hi[0]) } else { Out::raw(self.expr.elems[i], out, len) };
+            if let (B::Divide, false, Out::F32(o)) = (sb.op, sb.uniform_left, dst) {
+                // The same values as the scalar form: the reciprocal of each row's divisor.
+                let (a, d) = (self.f32_operand(sb.vector, lo, inputs, start, len), self.f32_operand(sb.uniform, lo, inputs, start, len));
+                map2(a, d, &mut o[..len], |x, y| x * (1.0 / y));
+                return;
+            }
             let dst = if out.is_null() { Out::of(&mut hi[0]) } else { Out::raw(self.expr.elems[i], out, len) };
             self.compute_general::<M>(i, lo, inputs, dst, start, len);
             return;
