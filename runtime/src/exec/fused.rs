@@ -723,11 +723,11 @@ impl Compiled {
                 // Registers read only in scalar form are not filled when uniform over the chunk
                 // (per-row values: when the chunk lies within one row).
                 _ if self.only_scalar_users[i] && self.uniform(i, inputs, start, len).is_some() => {}
-                Step::Load { input, access } => load(self.dst(i, regs, to, len), inputs[*input], access, &self.shape, start, len),
+                Step::Load { input, access } => load(self.dst(i, &mut regs[i], to, len), inputs[*input], access, &self.shape, start, len),
                 Step::Const(_) if consts_ready && i != last => {}
                 // Only `len` lanes: a scalar kernel in a loop would otherwise fill a whole chunk
                 // per constant per call.
-                Step::Const(k) => fill_const(*k, self.dst(i, regs, to, len), len),
+                Step::Const(k) => fill_const(*k, self.dst(i, &mut regs[i], to, len), len),
                 Step::Other => self.scalar_or_general::<M>(i, regs, inputs, start, len, to),
             }
         }
@@ -738,9 +738,9 @@ impl Compiled {
     /// # Safety
     /// A non-null `out` must hold `len` elements of the instruction's type, used by nothing else.
     #[inline(always)]
-    unsafe fn dst<'a>(&self, i: usize, regs: &'a mut [Buf], out: *mut u8, len: usize) -> Out<'a> {
+    unsafe fn dst<'a>(&self, i: usize, reg: &'a mut Buf, out: *mut u8, len: usize) -> Out<'a> {
         if out.is_null() {
-            Out::of(&mut regs[i])
+            Out::of(reg)
         } else {
             Out::raw(self.expr.elems[i], out, len)
         }
@@ -766,7 +766,7 @@ impl Compiled {
     #[inline(always)]
     unsafe fn scalar_or_general<M: fastmath::Madd>(&self, i: usize, regs: &mut [Buf], inputs: &[*const u8], start: usize, len: usize, out: *mut u8) {
         let (lo, hi) = regs.split_at_mut(i);
-        let dst = if out.is_null() { Out::of(&mut hi[0]) } else { Out::raw(self.expr.elems[i], out, len) };
+        let dst = self.dst(i, &mut hi[0], out, len);
         if let Some(sb) = self.scalar_ops[i] {
             if let (Some(k), Out::F32(o)) = (self.uniform(sb.uniform, inputs, start, len), dst) {
                 let a = self.f32_operand(sb.vector, lo, inputs, start, len);
@@ -774,14 +774,14 @@ impl Compiled {
                 return;
             }
             // Not uniform over this chunk after all: the general form below.
-            let dst = if out.is_null() { Out::of(&mut hi[0]) } else { Out::raw(self.expr.elems[i], out, len) };
+            let dst = self.dst(i, &mut hi[0], out, len);
             if let (B::Divide, false, Out::F32(o)) = (sb.op, sb.uniform_left, dst) {
                 // The same values as the scalar form: the reciprocal of each row's divisor.
                 let (a, d) = (self.f32_operand(sb.vector, lo, inputs, start, len), self.f32_operand(sb.uniform, lo, inputs, start, len));
                 map2(a, d, &mut o[..len], |x, y| x * (1.0 / y));
                 return;
             }
-            let dst = if out.is_null() { Out::of(&mut hi[0]) } else { Out::raw(self.expr.elems[i], out, len) };
+            let dst = self.dst(i, &mut hi[0], out, len);
             self.compute_general::<M>(i, lo, inputs, dst, start, len);
             return;
         }
@@ -852,31 +852,33 @@ pub unsafe fn eval_store(ex: &Compiled, inputs: &[*const u8], out: *mut u8, rang
     // to the output.
     if inputs.contains(&(out as *const u8)) {
         eval_chunks(ex, inputs, range, |result, start, len| store(result, out.add(start * esize), len));
-        return;
+    } else {
+        chunk_loop(ex, inputs, range, |start| out.add(start * esize), |_, _, _| {});
     }
-    ex.with_registers(|regs| {
-        let mut start = range.start;
-        while start < range.end {
-            let len = CHUNK.min(range.end - start);
-            ex.eval_to(inputs, start, len, regs, start != range.start, out.add(start * esize));
-            start += len;
-        }
-    });
 }
 
 /// Evaluates flat indices `range` of the expression CHUNK elements at a time on this thread and
-/// hands each chunk's result register, first index and length to `each` (the one chunk loop that
-/// stores and reductions share).
+/// hands each chunk's result register, first index and length to `each`.
 ///
 /// # Safety
 /// As [`Compiled::eval`].
-pub unsafe fn eval_chunks(ex: &Compiled, inputs: &[*const u8], range: std::ops::Range<usize>, mut each: impl FnMut(&Buf, usize, usize)) {
+pub unsafe fn eval_chunks(ex: &Compiled, inputs: &[*const u8], range: std::ops::Range<usize>, each: impl FnMut(&Buf, usize, usize)) {
+    chunk_loop(ex, inputs, range, |_| std::ptr::null_mut(), each);
+}
+
+/// The one chunk loop that stores and reductions share: chunk by chunk, the expression is
+/// evaluated with its last instruction writing to `out_at(start)` (its register when null), then
+/// `each` gets the last register, the chunk's first index and its length.
+///
+/// # Safety
+/// As [`Compiled::eval_to`] for every chunk's output pointer.
+unsafe fn chunk_loop(ex: &Compiled, inputs: &[*const u8], range: std::ops::Range<usize>, out_at: impl Fn(usize) -> *mut u8, mut each: impl FnMut(&Buf, usize, usize)) {
     ex.with_registers(|regs| {
         let last = regs.len() - 1;
         let mut start = range.start;
         while start < range.end {
             let len = CHUNK.min(range.end - start);
-            ex.eval(inputs, start, len, regs, start != range.start);
+            ex.eval_to(inputs, start, len, regs, start != range.start, out_at(start));
             each(&regs[last], start, len);
             start += len;
         }
