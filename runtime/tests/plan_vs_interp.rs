@@ -11,6 +11,10 @@ use apu_runtime::{interp, Tensor};
 use common::{module, FnBuilder};
 use proptest::prelude::*;
 
+/// Elements per fused register chunk: shapes around it and its multiples reach both the within-row
+/// and the row-straddling paths.
+const CH: i64 = apu_runtime::exec::fused::CHUNK as i64;
+
 fn random_tensor(ty: &TensorType, seed: &mut u64) -> Tensor {
     let mut bytes = Vec::new();
     for _ in 0..ty.num_elements() {
@@ -501,7 +505,7 @@ proptest! {
     #[test]
     fn functions_with_scalar_prologues(
         rows in 1i64..4,
-        cols in prop_oneof![1i64..5, 250i64..262, 500i64..520],
+        cols in prop_oneof![1i64..5, 250i64..262, CH - 6..CH + 6, 2 * CH - 12..2 * CH + 8],
         func in 0u8..3,
         first in 0u8..6,
         second in prop::option::of(0u8..6),
@@ -661,7 +665,9 @@ fn batched_dot_module(batch: &[i64], m: i64, k: i64, n: i64, elem: E) -> ValidMo
 /// one row (scalar form) or straddles rows (per-element form), at 1 and 3 threads.
 #[test]
 fn division_by_a_broadcast_value_multiplies_by_its_reciprocal() {
-    for (rows, cols) in [(5i64, 3i64), (3, 300), (2, 1000)] {
+    // Rows much shorter than a register chunk (chunks straddle rows), rows that end chunks, rows a
+    // little longer than a chunk, and rows several chunks long.
+    for (rows, cols) in [(5i64, 3i64), (5, 300), (3, CH + 44), (2, 4 * CH - 24)] {
         let t = ty(&[rows, cols], E::F32);
         let mut b = FnBuilder::new("main");
         let x = b.param(t.clone());

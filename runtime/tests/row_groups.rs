@@ -13,6 +13,10 @@ use apu_runtime::{interp, Tensor};
 use common::{module, FnBuilder};
 use proptest::prelude::*;
 
+/// Elements per fused register chunk: shapes around it and its multiples reach both the within-row
+/// and the row-straddling paths.
+const CH: i64 = apu_runtime::exec::fused::CHUNK as i64;
+
 fn ty(shape: &[i64], elem: E) -> Type {
     Type::tensor(shape.to_vec(), elem)
 }
@@ -220,14 +224,14 @@ proptest! {
     fn row_patterns_match_the_interpreter(
         pattern in pattern_strategy(),
         lead in prop::collection::vec(1i64..7, 1..=2),
-        trail in prop::collection::vec(prop_oneof![1i64..20, 250i64..300], 1..=2),
+        trail in prop::collection::vec(prop_oneof![1i64..20, 250i64..300, CH - 6..CH + 44], 1..=2),
         f64s in any::<bool>(),
         keepdims in any::<bool>(),
         specials in any::<bool>(),
         seed in any::<u64>(),
     ) {
         let row_len = trail.iter().product::<i64>() as usize;
-        prop_assume!(row_len <= 4000);
+        prop_assume!(row_len <= 4 * CH as usize);
         let elem = if f64s { E::F64 } else { E::F32 };
         let m = program(pattern, &lead, &trail, elem, keepdims);
         let args = inputs(&m, row_len, specials, seed);
@@ -325,13 +329,13 @@ proptest! {
         op in fold_op_strategy(),
         init_kind in 0usize..4,
         lead in prop::collection::vec(prop_oneof![Just(0i64), Just(1i64), 1i64..9], 1..=2),
-        trail in prop::collection::vec(prop_oneof![Just(0i64), Just(1i64), 2i64..20, 500i64..700], 1..=2),
+        trail in prop::collection::vec(prop_oneof![Just(0i64), Just(1i64), 2i64..20, 2 * CH - 24..3 * CH - 200], 1..=2),
         f64s in any::<bool>(),
         with_nan in any::<bool>(),
         seed in any::<u64>(),
     ) {
         let n: i64 = lead.iter().chain(&trail).product();
-        prop_assume!(n <= 20_000);
+        prop_assume!(n <= 20 * CH);
         let elem = if f64s { E::F64 } else { E::F32 };
         let identity = match op {
             BinaryOp::Maximum => f64::NEG_INFINITY,

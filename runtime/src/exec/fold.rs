@@ -67,27 +67,28 @@ impl PlainFloat for f64 {
 #[inline(always)]
 fn plain_body<T: PlainFloat, const MAX: bool>(lanes: &mut Lanes<T>, v: &[T]) -> bool {
     let mut acc = lanes.0;
-    // A lane already NaN (an earlier slice folded exactly) must stay NaN, which the plain
-    // compare would not keep: count it as a NaN seen.
+    // Per lane, a NaN seen (else zero). Kept as floats and updated by a select, which compiles to
+    // a compare and a masked move per vector; an array of bools costs conversions between mask
+    // registers and bytes on every block. A lane already NaN (an earlier slice folded exactly) must
+    // stay NaN, which the plain compare would not keep: it counts as a NaN seen.
     #[allow(clippy::eq_op)]
-    let mut nan: [bool; LANES] = std::array::from_fn(|l| acc[l] != acc[l]);
+    let mut nan: [T; LANES] = std::array::from_fn(|l| if acc[l] != acc[l] { acc[l] } else { T::ZERO });
     let pick = |a: T, x: T| if MAX { if a > x { a } else { x } } else if a < x { a } else { x };
+    #[allow(clippy::eq_op)]
+    let note = |seen: T, x: T| if x != x { x } else { seen };
     let mut blocks = v.chunks_exact(LANES);
     for b in &mut blocks {
         for l in 0..LANES {
-            #[allow(clippy::eq_op)]
-            let is_nan = b[l] != b[l];
-            nan[l] |= is_nan;
+            nan[l] = note(nan[l], b[l]);
             acc[l] = pick(acc[l], b[l]);
         }
     }
     for (l, &x) in blocks.remainder().iter().enumerate() {
-        #[allow(clippy::eq_op)]
-        let is_nan = x != x;
-        nan[l] |= is_nan;
+        nan[l] = note(nan[l], x);
         acc[l] = pick(acc[l], x);
     }
-    if nan.iter().any(|&s| s) || acc.iter().any(|&a| a == T::ZERO) {
+    #[allow(clippy::eq_op)]
+    if nan.iter().any(|&s| s != s) || acc.iter().any(|&a| a == T::ZERO) {
         return false;
     }
     lanes.0 = acc;

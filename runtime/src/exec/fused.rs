@@ -7,7 +7,12 @@ use apu_compiler::ir::{BinaryOp as B, ComparisonDirection as D, ComparisonType, 
 use apu_compiler::plan::{Expr, Instr, KScalar};
 use apu_compiler::{Error, Result};
 
-pub const CHUNK: usize = 256;
+pub const CHUNK: usize = 1024;
+
+/// Rows at least this long end chunks where they end, when a per-row operand has a scalar form:
+/// a chunk within one row then takes the scalar form, where one straddling rows looks the value up
+/// per element. Shorter rows straddle (more, smaller chunks would cost more than the lookups).
+const MIN_ROW_CUT: usize = 256;
 
 /// Vector extensions the kernels are compiled for, picked at run time.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -535,6 +540,9 @@ pub struct Compiled {
     /// Per instruction: whether it is part of a later instruction's prologue (it then runs only
     /// when that prologue cannot, over a chunk where its scalar operand is not uniform).
     absorbed: Vec<bool>,
+    /// Where chunks end besides every CHUNK elements: at the ends of rows this long (see
+    /// [`MIN_ROW_CUT`]), or nowhere.
+    row_cut: Option<RowDivider>,
     /// Element type of each kernel input, as read by its loads.
     pub input_elems: Vec<E>,
     /// The expression on machine integers, when it has one element of integer ops.
@@ -592,7 +600,15 @@ impl Compiled {
             .map(|i| i as u32)
             .collect();
         let (prologue, absorbed) = prologues(expr, &scalar_ops);
-        Ok(Compiled { expr: expr.clone(), steps, scalar_ops, only_scalar_users, shape: shape_u, run_list, prologue, absorbed, input_elems, scalar })
+        let row_cut = (0..steps.len())
+            .filter_map(|r| match steps[r] {
+                Step::Load { access: Access::PerRow { inner, .. }, .. } if scalar_ops.iter().flatten().any(|sb| sb.uniform == r) => Some(inner),
+                _ => None,
+            })
+            .min()
+            .filter(|&inner| inner >= MIN_ROW_CUT)
+            .map(RowDivider::new);
+        Ok(Compiled { expr: expr.clone(), steps, scalar_ops, only_scalar_users, shape: shape_u, run_list, prologue, absorbed, row_cut, input_elems, scalar })
     }
 
     /// `(input, offset)` when the whole expression is one contiguous load (`x[offset + i]`): a
@@ -746,6 +762,16 @@ impl Compiled {
         }
     }
 
+    /// The length of the chunk at `start` in a range ending at `end`.
+    #[inline(always)]
+    fn chunk_len(&self, start: usize, end: usize) -> usize {
+        let len = CHUNK.min(end - start);
+        match self.row_cut {
+            Some(rows) => len.min(rows.inner - (start - rows.row(start) * rows.inner)),
+            None => len,
+        }
+    }
+
     /// An f32 register (or contiguous load read in place) as a slice of the chunk.
     ///
     /// # Safety
@@ -876,9 +902,16 @@ unsafe fn chunk_loop(ex: &Compiled, inputs: &[*const u8], range: std::ops::Range
     ex.with_registers(|regs| {
         let last = regs.len() - 1;
         let mut start = range.start;
+        // Lanes of the constant registers filled by the last call that filled them (chunks cut at
+        // row ends may be followed by longer ones).
+        let mut filled = 0;
         while start < range.end {
-            let len = CHUNK.min(range.end - start);
-            ex.eval_to(inputs, start, len, regs, start != range.start, out_at(start));
+            let len = ex.chunk_len(start, range.end);
+            let consts_ready = len <= filled;
+            ex.eval_to(inputs, start, len, regs, consts_ready, out_at(start));
+            if !consts_ready {
+                filled = len;
+            }
             each(&regs[last], start, len);
             start += len;
         }

@@ -6,7 +6,7 @@
 use apu_compiler::ir::{BinaryOp, ComparisonDirection, ComparisonType, ElementType as E};
 use apu_compiler::plan::{Expr, Instr, KScalar};
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 enum Op {
     /// Element `offset` of input `input`.
     Load { input: usize, offset: usize },
@@ -21,6 +21,22 @@ enum Op {
 pub struct ScalarExpr {
     ops: Vec<Op>,
     elems: Vec<E>,
+    /// The same expression when it is one op between a loaded element and a constant (a loop
+    /// counter's `i + 1`, its condition `i < n`), evaluated without walking `ops`.
+    simple: Option<Simple>,
+}
+
+/// `x op k` or `k op x` for a loaded element `x` and a constant `k`.
+#[derive(Clone, Copy, Debug)]
+struct Simple {
+    input: usize,
+    offset: usize,
+    /// Type of the loaded element and of the constant.
+    operand: E,
+    result: E,
+    k: i64,
+    k_left: bool,
+    op: Op,
 }
 
 fn is_int(e: E) -> bool {
@@ -35,6 +51,61 @@ fn wrap(v: i64, e: E) -> i64 {
         E::Pred => v & 1,
         _ => v,
     }
+}
+
+/// Element `offset` of `p`, held as described on [`ScalarExpr`].
+#[inline(always)]
+unsafe fn load(p: *const u8, offset: usize, e: E) -> i64 {
+    match e {
+        E::S32 => (p as *const i32).add(offset).read_unaligned() as i64,
+        E::U32 => (p as *const u32).add(offset).read_unaligned() as i64,
+        E::S64 | E::U64 => (p as *const i64).add(offset).read_unaligned(),
+        _ => (*p.add(offset) != 0) as i64,
+    }
+}
+
+#[inline(always)]
+unsafe fn store(out: *mut u8, v: i64, e: E) {
+    match e {
+        E::S32 | E::U32 => (out as *mut i32).write_unaligned(v as i32),
+        E::S64 | E::U64 => (out as *mut i64).write_unaligned(v),
+        _ => *out = v as u8,
+    }
+}
+
+/// `a b c` for held values of type `e` (the result type).
+#[inline(always)]
+fn binary(b: BinaryOp, a: i64, c: i64, e: E) -> i64 {
+    let unsigned64 = e == E::U64;
+    let r = match b {
+        BinaryOp::Add => a.wrapping_add(c),
+        BinaryOp::Subtract => a.wrapping_sub(c),
+        BinaryOp::Multiply => a.wrapping_mul(c),
+        BinaryOp::Maximum if unsigned64 => (a as u64).max(c as u64) as i64,
+        BinaryOp::Minimum if unsigned64 => (a as u64).min(c as u64) as i64,
+        BinaryOp::Maximum => a.max(c),
+        BinaryOp::Minimum => a.min(c),
+        BinaryOp::And => a & c,
+        BinaryOp::Or => a | c,
+        _ => a ^ c,
+    };
+    wrap(r, e)
+}
+
+/// `a d c` as 0/1 for held values of the operands' type `e`.
+#[inline(always)]
+fn compare(d: ComparisonDirection, a: i64, c: i64, e: E) -> i64 {
+    // Held values order like their types except u64, compared as unsigned.
+    let ord = if e == E::U64 { (a as u64).cmp(&(c as u64)) } else { a.cmp(&c) };
+    let r = match d {
+        ComparisonDirection::Eq => ord.is_eq(),
+        ComparisonDirection::Ne => ord.is_ne(),
+        ComparisonDirection::Ge => ord.is_ge(),
+        ComparisonDirection::Gt => ord.is_gt(),
+        ComparisonDirection::Le => ord.is_le(),
+        ComparisonDirection::Lt => ord.is_lt(),
+    };
+    r as i64
 }
 
 impl ScalarExpr {
@@ -77,7 +148,23 @@ impl ScalarExpr {
         if ops.is_empty() {
             return None;
         }
-        Some(ScalarExpr { ops, elems: expr.elems.clone() })
+        let simple = Self::simple(&ops, &expr.elems);
+        Some(ScalarExpr { ops, elems: expr.elems.clone(), simple })
+    }
+
+    /// The [`Simple`] form of `ops`: a load, a constant, and one op of the two (either order).
+    fn simple(ops: &[Op], elems: &[E]) -> Option<Simple> {
+        let [_, _, op] = ops else { return None };
+        let (x, y) = match *op {
+            Op::Binary(_, x, y) | Op::Compare(_, x, y) => (x, y),
+            _ => return None,
+        };
+        let (load, k, k_left) = match (&ops[x], &ops[y]) {
+            (Op::Load { input, offset }, Op::Const(k)) => ((*input, *offset), *k, false),
+            (Op::Const(k), Op::Load { input, offset }) => ((*input, *offset), *k, true),
+            _ => return None,
+        };
+        Some(Simple { input: load.0, offset: load.1, operand: elems[x], result: elems[2], k, k_left, op: *op })
     }
 
     /// Evaluates the expression and stores its one result element at `out`.
@@ -86,6 +173,17 @@ impl ScalarExpr {
     /// `inputs[i]` must hold the loaded elements of the input's type; `out` must have room for one
     /// element of the result type.
     pub unsafe fn eval(&self, inputs: &[*const u8], out: *mut u8) {
+        if let Some(s) = &self.simple {
+            let x = load(inputs[s.input], s.offset, s.operand);
+            let (a, c) = if s.k_left { (s.k, x) } else { (x, s.k) };
+            let v = match s.op {
+                Op::Binary(b, ..) => binary(b, a, c, s.result),
+                Op::Compare(d, ..) => compare(d, a, c, s.operand),
+                _ => return,
+            };
+            store(out, v, s.result);
+            return;
+        }
         let mut small = [0i64; 16];
         let mut big;
         let vals: &mut [i64] = if self.ops.len() <= small.len() {
@@ -97,55 +195,13 @@ impl ScalarExpr {
         for (i, op) in self.ops.iter().enumerate() {
             let e = self.elems[i];
             vals[i] = match *op {
-                Op::Load { input, offset } => {
-                    let p = inputs[input];
-                    match e {
-                        E::S32 => (p as *const i32).add(offset).read_unaligned() as i64,
-                        E::U32 => (p as *const u32).add(offset).read_unaligned() as i64,
-                        E::S64 | E::U64 => (p as *const i64).add(offset).read_unaligned(),
-                        _ => (*p.add(offset) != 0) as i64,
-                    }
-                }
+                Op::Load { input, offset } => load(inputs[input], offset, e),
                 Op::Const(v) => v,
-                Op::Binary(b, x, y) => {
-                    let (a, c) = (vals[x], vals[y]);
-                    let unsigned64 = e == E::U64;
-                    let r = match b {
-                        BinaryOp::Add => a.wrapping_add(c),
-                        BinaryOp::Subtract => a.wrapping_sub(c),
-                        BinaryOp::Multiply => a.wrapping_mul(c),
-                        BinaryOp::Maximum if unsigned64 => (a as u64).max(c as u64) as i64,
-                        BinaryOp::Minimum if unsigned64 => (a as u64).min(c as u64) as i64,
-                        BinaryOp::Maximum => a.max(c),
-                        BinaryOp::Minimum => a.min(c),
-                        BinaryOp::And => a & c,
-                        BinaryOp::Or => a | c,
-                        _ => a ^ c,
-                    };
-                    wrap(r, e)
-                }
-                Op::Compare(d, x, y) => {
-                    let (a, c) = (vals[x], vals[y]);
-                    // Held values order like their types except u64, compared as unsigned.
-                    let ord = if self.elems[x] == E::U64 { (a as u64).cmp(&(c as u64)) } else { a.cmp(&c) };
-                    let r = match d {
-                        ComparisonDirection::Eq => ord.is_eq(),
-                        ComparisonDirection::Ne => ord.is_ne(),
-                        ComparisonDirection::Ge => ord.is_ge(),
-                        ComparisonDirection::Gt => ord.is_gt(),
-                        ComparisonDirection::Le => ord.is_le(),
-                        ComparisonDirection::Lt => ord.is_lt(),
-                    };
-                    r as i64
-                }
+                Op::Binary(b, x, y) => binary(b, vals[x], vals[y], e),
+                Op::Compare(d, x, y) => compare(d, vals[x], vals[y], self.elems[x]),
             };
         }
-        let v = vals[vals.len() - 1];
-        match self.elems[self.elems.len() - 1] {
-            E::S32 | E::U32 => (out as *mut i32).write_unaligned(v as i32),
-            E::S64 | E::U64 => (out as *mut i64).write_unaligned(v),
-            _ => *out = v as u8,
-        }
+        store(out, vals[vals.len() - 1], self.elems[self.elems.len() - 1]);
     }
 }
 
@@ -228,6 +284,60 @@ mod tests {
         let p = |v: bool| vec![v as u8];
         assert_eq!(binary(BinaryOp::Xor, E::Pred, &p(true), &p(true)), p(false));
         assert_eq!(binary(BinaryOp::Or, E::Pred, &p(true), &p(false)), p(true));
+    }
+
+    /// A load and a constant take the `Simple` form; the same op between two loads (the constant
+    /// given as the second input) walks the ops. Both must agree, with the constant on either side.
+    #[test]
+    fn simple_form_matches_the_general_walk() {
+        let values: [i64; 6] = [0, 1, -1, 7, i64::from(i32::MAX), i64::from(i32::MIN)];
+        let binaries = [BinaryOp::Add, BinaryOp::Subtract, BinaryOp::Multiply, BinaryOp::Maximum, BinaryOp::Minimum];
+        let dirs = [ComparisonDirection::Eq, ComparisonDirection::Ne, ComparisonDirection::Lt, ComparisonDirection::Le, ComparisonDirection::Gt, ComparisonDirection::Ge];
+        for elem in [E::S32, E::U32, E::S64, E::U64] {
+            let bytes = |v: i64| v.to_le_bytes()[..elem.byte_size()].to_vec();
+            let konst = |v: i64| match elem {
+                E::S32 => KScalar::S32(v as i32),
+                E::U32 => KScalar::U32(v as u32),
+                E::S64 => KScalar::S64(v),
+                _ => KScalar::U64(v as u64),
+            };
+            let ops: Vec<Option<BinaryOp>> = binaries.iter().map(|&b| Some(b)).chain(dirs.iter().map(|_| None)).collect();
+            for (n, op) in ops.iter().enumerate() {
+                for k_left in [false, true] {
+                    for &x in &values {
+                        for &k in &values {
+                            let build = |second: Instr| {
+                                let mut e = Expr::default();
+                                let (a, b) = if k_left {
+                                    let b = e.push(second, elem);
+                                    (e.push(load(0), elem), b)
+                                } else {
+                                    let a = e.push(load(0), elem);
+                                    (a, e.push(second, elem))
+                                };
+                                let (l, r) = if k_left { (b, a) } else { (a, b) };
+                                match op {
+                                    Some(bop) => e.push(Instr::Binary(*bop, l, r), elem),
+                                    None => e.push(Instr::Compare(dirs[n - binaries.len()], None, l, r), E::Pred),
+                                };
+                                ScalarExpr::new(&e, &[]).expect("scalar form")
+                            };
+                            let simple = build(Instr::Const(konst(k)));
+                            let walked = build(load(1));
+                            assert!(simple.simple.is_some() && walked.simple.is_none());
+                            let (xb, kb) = (bytes(x), bytes(k));
+                            let mut got = [0u8; 8];
+                            let mut want = [0u8; 8];
+                            unsafe {
+                                simple.eval(&[xb.as_ptr()], got.as_mut_ptr());
+                                walked.eval(&[xb.as_ptr(), kb.as_ptr()], want.as_mut_ptr());
+                            }
+                            assert_eq!(got, want, "{elem} {op:?} #{n} x={x} k={k} k_left={k_left}");
+                        }
+                    }
+                }
+            }
+        }
     }
 
     #[test]
