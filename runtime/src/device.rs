@@ -2,8 +2,9 @@
 //! given to a device completes asynchronously with respect to the caller (the PJRT contract) while
 //! each device stays sequential, like a real accelerator stream.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{channel, Sender};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::thread::{JoinHandle, ThreadId};
 
 type Job = Box<dyn FnOnce() + Send + 'static>;
@@ -14,6 +15,8 @@ pub struct DeviceQueue {
     sender: Mutex<Option<Sender<Job>>>,
     worker: Mutex<Option<JoinHandle<()>>>,
     worker_id: Option<ThreadId>,
+    /// Jobs submitted and not yet finished.
+    pending: Arc<AtomicUsize>,
 }
 
 impl std::fmt::Debug for DeviceQueue {
@@ -28,6 +31,8 @@ impl DeviceQueue {
     pub fn new(name: impl Into<String>) -> Self {
         let name = name.into();
         let (sender, receiver) = channel::<Job>();
+        let pending = Arc::new(AtomicUsize::new(0));
+        let finished = pending.clone();
         let spawned = std::thread::Builder::new()
             .name(name.clone())
             .spawn(move || {
@@ -39,6 +44,7 @@ impl DeviceQueue {
                             "a job on a device worker panicked; the panic was contained"
                         );
                     }
+                    finished.fetch_sub(1, Ordering::AcqRel);
                 }
             });
         match spawned {
@@ -47,6 +53,7 @@ impl DeviceQueue {
                 worker_id: Some(handle.thread().id()),
                 sender: Mutex::new(Some(sender)),
                 worker: Mutex::new(Some(handle)),
+                pending,
             },
             Err(e) => {
                 tracing::warn!("could not start device worker {name}: {e}; running work inline");
@@ -55,6 +62,7 @@ impl DeviceQueue {
                     worker_id: None,
                     sender: Mutex::new(None),
                     worker: Mutex::new(None),
+                    pending,
                 }
             }
         }
@@ -64,6 +72,12 @@ impl DeviceQueue {
         &self.name
     }
 
+    /// Whether no submitted job is queued or running: work started now on another thread would
+    /// not overtake any earlier work of this device.
+    pub fn is_idle(&self) -> bool {
+        self.pending.load(Ordering::Acquire) == 0
+    }
+
     /// Queues `job` behind earlier work. Jobs submitted after shutdown, or when no worker exists,
     /// run on the calling thread.
     pub fn submit(&self, job: impl FnOnce() + Send + 'static) {
@@ -71,7 +85,14 @@ impl DeviceQueue {
         let rejected = {
             let sender = self.sender.lock().unwrap_or_else(|p| p.into_inner());
             match sender.as_ref() {
-                Some(s) => s.send(job).err().map(|e| e.0),
+                Some(s) => {
+                    self.pending.fetch_add(1, Ordering::AcqRel);
+                    let rejected = s.send(job).err().map(|e| e.0);
+                    if rejected.is_some() {
+                        self.pending.fetch_sub(1, Ordering::AcqRel);
+                    }
+                    rejected
+                }
                 None => Some(job),
             }
         };
@@ -124,6 +145,32 @@ mod tests {
         queue.submit(move || d.set(Ok(())).unwrap());
         done.wait().unwrap();
         assert_eq!(*log.lock().unwrap(), (0..50).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn idle_only_when_every_submitted_job_has_finished() {
+        let queue = DeviceQueue::new("apu-test-4");
+        assert!(queue.is_idle());
+        let (gate, opened) = (Event::new(), Event::new());
+        let (g, o) = (gate.clone(), opened.clone());
+        queue.submit(move || {
+            o.set(Ok(())).unwrap();
+            g.wait().unwrap();
+        });
+        queue.submit(|| {});
+        opened.wait().unwrap();
+        assert!(!queue.is_idle(), "a job is running and one is queued");
+        gate.set(Ok(())).unwrap();
+        let done = Event::new();
+        let d = done.clone();
+        queue.submit(move || d.set(Ok(())).unwrap());
+        done.wait().unwrap();
+        // The counter drops just after the job returns.
+        let t = std::time::Instant::now();
+        while !queue.is_idle() && t.elapsed() < std::time::Duration::from_secs(5) {
+            std::thread::yield_now();
+        }
+        assert!(queue.is_idle());
     }
 
     #[test]

@@ -28,6 +28,9 @@ pub(crate) struct Executable {
     pub name: String,
     /// The executable form (fused plan, or the interpreter where no plan can be built), made once here.
     pub program: Arc<apu_runtime::exec::Program>,
+    /// How long the last successful run of the program took, in nanoseconds (`u64::MAX` before
+    /// the first): `Execute` runs programs this quick on the calling thread (see `execute.rs`).
+    pub last_run_ns: Arc<std::sync::atomic::AtomicU64>,
     /// The validated module, kept to print `program_text` on demand.
     module: ValidModule,
     /// The validated module as StableHLO text, handed out by `PJRT_Executable_OptimizedProgram`.
@@ -150,6 +153,7 @@ impl Executable {
         let kind = MEMORY_KIND.as_ptr() as *const c_char;
         Ok(Arc::new(Executable {
             name,
+            last_run_ns: Arc::new(std::sync::atomic::AtomicU64::new(u64::MAX)),
             param_layouts: LayoutList::descending(param_types.iter().map(|t| t.rank())),
             output_layouts: LayoutList::descending(output_types.iter().map(|t| t.rank())),
             output_pjrt_types: output_types.iter().map(|t| pjrt_type(t.elem)).collect(),

@@ -2,6 +2,12 @@
 //! output buffers (pending), and queues the run on each target device once its inputs are ready.
 //! The call returns at once; output ready events and the per-device completion events fire when
 //! the run finishes (or carry its error).
+//!
+//! Except for quick programs: when the last run of the program took under [`INLINE_BELOW_NS`], its
+//! inputs are ready and its one device has no work queued or running, the run happens on the
+//! calling thread and Execute returns with the events already set, as XLA:CPU runs cheap programs.
+//! Handing such a run to the device thread costs two cross-thread wake-ups, which on a virtual
+//! machine's idle cores took longer than the run itself (docs/decisions.md 26).
 
 use super::buffer::{buffer, BufferHandle};
 use super::device::device_index;
@@ -14,7 +20,12 @@ use apu_compiler::valid::ValidModule;
 use apu_pjrt_api::*;
 use apu_runtime::exec::Program;
 use apu_runtime::{BufferPromise, DeviceBuffer, Event, Tensor};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::time::Instant;
+
+/// Programs whose last run took less than this run on the calling thread when their device is idle.
+const INLINE_BELOW_NS: u64 = 1_000_000;
 
 /// Builds the executable form of a program at compile time: the fused plan (or the interpreter where no
 /// plan can be built). Programs the executor cannot run are rejected here with UNIMPLEMENTED, never at run time.
@@ -45,6 +56,8 @@ struct DeviceRun {
     donated: Vec<usize>,
     outputs: Vec<BufferPromise>,
     done: CompletionGuard,
+    /// Where the run's duration is recorded (the executable's `last_run_ns`).
+    last_run_ns: Arc<AtomicU64>,
 }
 
 impl DeviceRun {
@@ -70,7 +83,9 @@ impl DeviceRun {
             })
             .collect::<apu_compiler::Result<Vec<Tensor>>>();
         let result = inputs.and_then(|tensors| {
+            let start = Instant::now();
             let results = self.program.run(&tensors)?;
+            self.last_run_ns.store(start.elapsed().as_nanos().min(u64::MAX as u128 - 1) as u64, Ordering::Relaxed);
             Ok(unshare_passed_through(results, &tensors, &self.donated))
         });
         let results = match result {
@@ -255,7 +270,22 @@ pub(crate) unsafe extern "C" fn loaded_execute(
                 donated: donated.clone(),
                 outputs,
                 done: CompletionGuard(done),
+                last_run_ns: exe.last_run_ns.clone(),
             };
+            let quick = exe.last_run_ns.load(Ordering::Relaxed) < INLINE_BELOW_NS;
+            if quick && targets.len() == 1 && l.client.device(device).queue.is_idle() {
+                match ready.outcome() {
+                    Some(Ok(())) => {
+                        run.run();
+                        continue;
+                    }
+                    Some(Err(e)) => {
+                        run.fail(e);
+                        continue;
+                    }
+                    None => {}
+                }
+            }
             let client = l.client.clone();
             ready.on_ready(move |outcome| match outcome {
                 Err(e) => run.fail(e.clone()),
@@ -382,5 +412,79 @@ mod tests {
             drop(Box::from_raw(done[0] as *mut EventHandle));
             drop(Box::from_raw(loaded as *mut LoadedExecutable));
         }
+    }
+
+    /// Runs the `donate` fixture on fresh ready inputs x = 2, y = 1 and returns the output buffer
+    /// and completion event right after Execute returned.
+    fn execute_ready(state: &Arc<ClientState>, loaded: *mut PJRT_LoadedExecutable) -> (Arc<DeviceBuffer>, Event) {
+        let ty = TensorType::new(vec![8], ElementType::F32);
+        let input = |v: f32| {
+            BufferHandle::into_raw(
+                state.clone(),
+                DeviceBuffer::ready(Tensor::from_bytes(ty.clone(), &f32s(&[v; 8])).unwrap(), 0),
+            )
+        };
+        let list = [input(2.0), input(1.0)];
+        let lists = [list.as_ptr()];
+        let mut out = [std::ptr::null_mut::<PJRT_Buffer>()];
+        let outs = [out.as_mut_ptr()];
+        let mut done = [std::ptr::null_mut::<PJRT_Event>()];
+        let mut args: PJRT_LoadedExecutable_Execute_Args = unsafe { std::mem::zeroed() };
+        args.struct_size = std::mem::size_of::<PJRT_LoadedExecutable_Execute_Args>();
+        args.executable = loaded;
+        args.argument_lists = lists.as_ptr();
+        args.num_devices = 1;
+        args.num_args = 2;
+        args.output_lists = outs.as_ptr();
+        args.device_complete_events = done.as_mut_ptr();
+        assert!(unsafe { loaded_execute(&mut args) }.is_null());
+        let output = unsafe { &*(out[0] as *const BufferHandle) }.buffer.clone();
+        let completion = unsafe { &*(done[0] as *const EventHandle) }.event.clone();
+        unsafe {
+            for b in [list[0], list[1], out[0]] {
+                drop(Box::from_raw(b as *mut BufferHandle));
+            }
+            drop(Box::from_raw(done[0] as *mut EventHandle));
+        }
+        (output, completion)
+    }
+
+    /// The first run goes to the device thread; once the program is known to be quick, a run
+    /// with ready inputs on an idle device happens inside Execute; a busy device still queues it
+    /// behind its earlier work.
+    #[test]
+    fn quick_programs_run_inside_execute_when_the_device_is_idle() {
+        let state = ClientState::new(1);
+        let source = ProgramSource {
+            format: "mlir".into(),
+            code: fixture("donate.vhlo_v1_0_0.mlirbc"),
+            options: vec![],
+        };
+        let loaded = LoadedExecutable::load(Executable::compile(source).unwrap(), state.clone())
+            .unwrap()
+            .into_raw();
+        let want = f32s(&[5.0; 8]);
+        let (output, completion) = execute_ready(&state, loaded);
+        completion.wait().unwrap();
+        assert_eq!(output.wait_tensor().unwrap().bytes(), &want[..]);
+
+        let (output, completion) = execute_ready(&state, loaded);
+        assert!(completion.is_ready() && output.ready_event().is_ready(), "a quick run on an idle device is done when Execute returns");
+        assert_eq!(output.wait_tensor().unwrap().bytes(), &want[..]);
+
+        let (gate, started) = (Event::new(), Event::new());
+        let (g, s) = (gate.clone(), started.clone());
+        state.device(0).queue.submit(move || {
+            s.set(Ok(())).unwrap();
+            g.wait().unwrap();
+        });
+        started.wait().unwrap();
+        let (output, completion) = execute_ready(&state, loaded);
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        assert!(!completion.is_ready(), "a busy device runs the program after its earlier work");
+        gate.set(Ok(())).unwrap();
+        completion.wait().unwrap();
+        assert_eq!(output.wait_tensor().unwrap().bytes(), &want[..]);
+        unsafe { drop(Box::from_raw(loaded as *mut LoadedExecutable)) };
     }
 }

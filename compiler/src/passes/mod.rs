@@ -1,10 +1,12 @@
 //! Passes over a module before planning: inlining of calls (so that fusion sees through JAX's
 //! private helper functions) and removal of ops that do nothing (same-type reshapes, converts,
-//! broadcasts, identity transposes, full slices).
+//! broadcasts, identity transposes, full slices), and copies of one-element constants into the
+//! loop and branch regions that read them (so that they fuse there).
 
 mod identity;
 mod inline;
 mod remap;
+mod sink_constants;
 
 use crate::ir::Module;
 use crate::Result;
@@ -13,6 +15,7 @@ use crate::Result;
 pub fn simplify(module: &Module) -> Result<Module> {
     let mut m = inline::inline_calls(module)?;
     identity::remove_identity_ops(&mut m);
+    sink_constants::sink_constants(&mut m);
     Ok(m)
 }
 
