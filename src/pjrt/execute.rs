@@ -467,6 +467,17 @@ mod tests {
         let (output, completion) = execute_ready(&state, loaded);
         completion.wait().unwrap();
         assert_eq!(output.wait_tensor().unwrap().bytes(), &want[..]);
+        // The worker counts the job finished just after it set the events.
+        let queue = &state.device(0).queue;
+        let t = std::time::Instant::now();
+        while !queue.is_idle() && t.elapsed() < std::time::Duration::from_secs(5) {
+            std::thread::yield_now();
+        }
+        let last_run_ns = &unsafe { &*(loaded as *const LoadedExecutable) }.exe.last_run_ns;
+        assert_ne!(last_run_ns.load(Ordering::Relaxed), u64::MAX, "the run's duration is recorded");
+        // Quick whatever this build's and this machine's speed (a debug build on a loaded CI machine
+        // may take over the threshold even for this program).
+        last_run_ns.store(0, Ordering::Relaxed);
 
         let (output, completion) = execute_ready(&state, loaded);
         assert!(completion.is_ready() && output.ready_event().is_ready(), "a quick run on an idle device is done when Execute returns");
