@@ -1,4 +1,4 @@
-//! Copies of one-element constants into the regions that read them.
+//! Copies of one-element constants into the `while` and `case` regions that read them.
 //!
 //! JAX 0.10 hoists a loop's constants (the trip count of `i < n`, the step of `i + 1`, scalars of
 //! the body) out of the `while` and reads them from inside its regions. The planner fuses constants
@@ -30,12 +30,14 @@ fn own_constants(f: &Function, region: &Region) -> HashMap<ValueId, Literal> {
         .collect()
 }
 
-/// For every op of `region` with regions: copies the constants visible in `region` (its own and
-/// `outer`'s) into each nested region that reads them, then recurses.
+/// For every `while` and `case` of `region`: copies the constants visible in `region` (its own and
+/// `outer`'s) into each of its regions that reads them, then recurses.
 fn sink_into_nested(f: &mut Function, region: &mut Region, outer: &HashMap<ValueId, Literal>) {
     let mut visible = outer.clone();
     visible.extend(own_constants(f, region));
-    for op in &mut region.ops {
+    // Only control flow: the bodies of reduce, sort or scatter are matched by shape as combiners
+    // and comparators, which an extra op would hide (JAX does not capture into them anyway).
+    for op in region.ops.iter_mut().filter(|op| matches!(op.kind, OpKind::While | OpKind::Case)) {
         for nested in &mut op.regions {
             let mut read = Vec::new();
             reads(nested, &mut |v| {
