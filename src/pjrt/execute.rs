@@ -315,26 +315,24 @@ mod tests {
         v.iter().flat_map(|x| x.to_le_bytes()).collect()
     }
 
-    /// Execute returns before its inputs exist; outputs and the completion event follow them.
-    #[test]
-    fn execution_waits_for_pending_inputs_without_blocking_the_caller() {
-        let state = ClientState::new(1);
+    /// The `donate` fixture (two f32[8] arguments, one result) loaded on `state`'s client.
+    fn load_donate(state: &Arc<ClientState>) -> *mut PJRT_LoadedExecutable {
         let source = ProgramSource {
             format: "mlir".into(),
             code: fixture("donate.vhlo_v1_0_0.mlirbc"),
             options: vec![],
         };
-        let loaded = LoadedExecutable::load(Executable::compile(source).unwrap(), state.clone())
+        LoadedExecutable::load(Executable::compile(source).unwrap(), state.clone())
             .unwrap()
-            .into_raw();
-        let ty = TensorType::new(vec![8], ElementType::F32);
-        let x_promise = DeviceBuffer::pending(ty.clone(), 0);
-        let x = BufferHandle::into_raw(state.clone(), x_promise.buffer().clone());
-        let y = BufferHandle::into_raw(
-            state.clone(),
-            DeviceBuffer::ready(Tensor::from_bytes(ty.clone(), &f32s(&[1.0; 8])).unwrap(), 0),
-        );
-        let list = [x, y];
+            .into_raw()
+    }
+
+    /// Calls Execute on one device with arguments `list`; returns the raw output buffer and
+    /// completion event handles (the caller owns them).
+    fn execute_raw(
+        loaded: *mut PJRT_LoadedExecutable,
+        list: [*mut PJRT_Buffer; 2],
+    ) -> (*mut PJRT_Buffer, *mut PJRT_Event) {
         let lists = [list.as_ptr()];
         let mut out = [std::ptr::null_mut::<PJRT_Buffer>()];
         let outs = [out.as_mut_ptr()];
@@ -348,9 +346,26 @@ mod tests {
         args.output_lists = outs.as_ptr();
         args.device_complete_events = done.as_mut_ptr();
         assert!(unsafe { loaded_execute(&mut args) }.is_null());
+        (out[0], done[0])
+    }
 
-        let output = unsafe { &*(out[0] as *const BufferHandle) }.buffer.clone();
-        let completion = unsafe { &*(done[0] as *const EventHandle) }.event.clone();
+    /// Execute returns before its inputs exist; outputs and the completion event follow them.
+    #[test]
+    fn execution_waits_for_pending_inputs_without_blocking_the_caller() {
+        let state = ClientState::new(1);
+        let loaded = load_donate(&state);
+        let ty = TensorType::new(vec![8], ElementType::F32);
+        let x_promise = DeviceBuffer::pending(ty.clone(), 0);
+        let x = BufferHandle::into_raw(state.clone(), x_promise.buffer().clone());
+        let y = BufferHandle::into_raw(
+            state.clone(),
+            DeviceBuffer::ready(Tensor::from_bytes(ty.clone(), &f32s(&[1.0; 8])).unwrap(), 0),
+        );
+        let list = [x, y];
+        let (out, done) = execute_raw(loaded, list);
+
+        let output = unsafe { &*(out as *const BufferHandle) }.buffer.clone();
+        let completion = unsafe { &*(done as *const EventHandle) }.event.clone();
         std::thread::sleep(std::time::Duration::from_millis(20));
         assert!(
             !output.ready_event().is_ready() && !completion.is_ready(),
@@ -364,10 +379,10 @@ mod tests {
         assert_eq!(output.wait_tensor().unwrap().bytes(), &f32s(&[5.0; 8])[..]);
 
         unsafe {
-            for b in [x, y, out[0]] {
+            for b in [x, y, out] {
                 drop(Box::from_raw(b as *mut BufferHandle));
             }
-            drop(Box::from_raw(done[0] as *mut EventHandle));
+            drop(Box::from_raw(done as *mut EventHandle));
             drop(Box::from_raw(loaded as *mut LoadedExecutable));
         }
     }
@@ -376,40 +391,21 @@ mod tests {
     #[test]
     fn input_errors_reach_outputs_and_completion() {
         let state = ClientState::new(1);
-        let source = ProgramSource {
-            format: "mlir".into(),
-            code: fixture("donate.vhlo_v1_0_0.mlirbc"),
-            options: vec![],
-        };
-        let loaded = LoadedExecutable::load(Executable::compile(source).unwrap(), state.clone())
-            .unwrap()
-            .into_raw();
+        let loaded = load_donate(&state);
         let ty = TensorType::new(vec![8], ElementType::F32);
         let x_promise = DeviceBuffer::pending(ty.clone(), 0);
         let x = BufferHandle::into_raw(state.clone(), x_promise.buffer().clone());
         let list = [x, x];
-        let lists = [list.as_ptr()];
-        let mut out = [std::ptr::null_mut::<PJRT_Buffer>()];
-        let outs = [out.as_mut_ptr()];
-        let mut done = [std::ptr::null_mut::<PJRT_Event>()];
-        let mut args: PJRT_LoadedExecutable_Execute_Args = unsafe { std::mem::zeroed() };
-        args.struct_size = std::mem::size_of::<PJRT_LoadedExecutable_Execute_Args>();
-        args.executable = loaded;
-        args.argument_lists = lists.as_ptr();
-        args.num_devices = 1;
-        args.num_args = 2;
-        args.output_lists = outs.as_ptr();
-        args.device_complete_events = done.as_mut_ptr();
-        assert!(unsafe { loaded_execute(&mut args) }.is_null());
+        let (out, done) = execute_raw(loaded, list);
         x_promise.fulfill(Err(apu_compiler::Error::invalid("upload failed")));
-        let completion = unsafe { &*(done[0] as *const EventHandle) }.event.clone();
+        let completion = unsafe { &*(done as *const EventHandle) }.event.clone();
         assert_eq!(completion.wait().unwrap_err().message, "upload failed");
-        let output = unsafe { &*(out[0] as *const BufferHandle) }.buffer.clone();
+        let output = unsafe { &*(out as *const BufferHandle) }.buffer.clone();
         assert!(output.wait_tensor().is_err());
         unsafe {
             drop(Box::from_raw(x as *mut BufferHandle));
-            drop(Box::from_raw(out[0] as *mut BufferHandle));
-            drop(Box::from_raw(done[0] as *mut EventHandle));
+            drop(Box::from_raw(out as *mut BufferHandle));
+            drop(Box::from_raw(done as *mut EventHandle));
             drop(Box::from_raw(loaded as *mut LoadedExecutable));
         }
     }
@@ -425,26 +421,14 @@ mod tests {
             )
         };
         let list = [input(2.0), input(1.0)];
-        let lists = [list.as_ptr()];
-        let mut out = [std::ptr::null_mut::<PJRT_Buffer>()];
-        let outs = [out.as_mut_ptr()];
-        let mut done = [std::ptr::null_mut::<PJRT_Event>()];
-        let mut args: PJRT_LoadedExecutable_Execute_Args = unsafe { std::mem::zeroed() };
-        args.struct_size = std::mem::size_of::<PJRT_LoadedExecutable_Execute_Args>();
-        args.executable = loaded;
-        args.argument_lists = lists.as_ptr();
-        args.num_devices = 1;
-        args.num_args = 2;
-        args.output_lists = outs.as_ptr();
-        args.device_complete_events = done.as_mut_ptr();
-        assert!(unsafe { loaded_execute(&mut args) }.is_null());
-        let output = unsafe { &*(out[0] as *const BufferHandle) }.buffer.clone();
-        let completion = unsafe { &*(done[0] as *const EventHandle) }.event.clone();
+        let (out, done) = execute_raw(loaded, list);
+        let output = unsafe { &*(out as *const BufferHandle) }.buffer.clone();
+        let completion = unsafe { &*(done as *const EventHandle) }.event.clone();
         unsafe {
-            for b in [list[0], list[1], out[0]] {
+            for b in [list[0], list[1], out] {
                 drop(Box::from_raw(b as *mut BufferHandle));
             }
-            drop(Box::from_raw(done[0] as *mut EventHandle));
+            drop(Box::from_raw(done as *mut EventHandle));
         }
         (output, completion)
     }
@@ -455,14 +439,7 @@ mod tests {
     #[test]
     fn quick_programs_run_inside_execute_when_the_device_is_idle() {
         let state = ClientState::new(1);
-        let source = ProgramSource {
-            format: "mlir".into(),
-            code: fixture("donate.vhlo_v1_0_0.mlirbc"),
-            options: vec![],
-        };
-        let loaded = LoadedExecutable::load(Executable::compile(source).unwrap(), state.clone())
-            .unwrap()
-            .into_raw();
+        let loaded = load_donate(&state);
         let want = f32s(&[5.0; 8]);
         let (output, completion) = execute_ready(&state, loaded);
         completion.wait().unwrap();
