@@ -553,6 +553,12 @@ fn int_const(b: &mut FnBuilder, elem: E, v: i64) -> ValueId {
 enum LoopCond {
     /// `i < limit` with the limit a constant inside the condition.
     InnerConst,
+    /// `i <= limit - 1`, a constant.
+    InnerLe,
+    /// `i != limit`, a constant (the limit is then a whole number of steps away).
+    InnerNe,
+    /// `limit > i`, a constant on the left.
+    InnerFlipped,
     /// `i < limit` with the limit a loop-carried value passed through the body unchanged.
     Carried,
     /// `limit > i` with the limit computed outside the loop and captured.
@@ -572,15 +578,24 @@ proptest! {
         elem in prop_oneof![Just(E::S32), Just(E::S64), Just(E::U32), Just(E::U64), Just(E::S8), Just(E::U8), Just(E::S16), Just(E::U16)],
         start in 0i64..4,
         trips in 0i64..7,
-        step in 1i64..3,
+        step in 1i64..4,
+        short in 0i64..3,
         n in 0i64..5,
-        cond_kind in prop_oneof![Just(LoopCond::InnerConst), Just(LoopCond::Carried), Just(LoopCond::Captured), Just(LoopCond::TwoSteps)],
+        cond_kind in prop_oneof![
+            Just(LoopCond::InnerConst), Just(LoopCond::InnerLe), Just(LoopCond::InnerNe), Just(LoopCond::InnerFlipped),
+            Just(LoopCond::Carried), Just(LoopCond::Captured), Just(LoopCond::TwoSteps)
+        ],
         seed in any::<u64>(),
     ) {
         let bits = 8 * elem.byte_size() as u32;
         // Near the signed maximum of the type, so that `h * 37 + 11` wraps on the first trip.
         let h0 = (1i64 << (bits - 1)).wrapping_sub(3);
-        let limit_value = start + trips * step;
+        // A limit `short` before the last value the counter takes (not a whole number of steps
+        // from the start), except for `!=`, which would then never be met, and for no trips (an
+        // unsigned limit below the start would wrap).
+        let short = if matches!(cond_kind, LoopCond::InnerNe) || trips == 0 { 0 } else { short.min(step - 1) };
+        let limit_value = start + trips * step - short;
+        let final_value = if trips == 0 { start } else { start + trips * step };
         let it = ty(&[], elem);
         let vt = ty(&[n], E::F32);
         let pred = ty(&[], E::Pred);
@@ -601,6 +616,18 @@ proptest! {
                 LoopCond::InnerConst => {
                     let c = int_const(b, elem, limit_value);
                     lt(b, p[0], c)
+                }
+                LoopCond::InnerLe | LoopCond::InnerNe | LoopCond::InnerFlipped => {
+                    let (direction, k, counter_left) = match cond_kind {
+                        // `i <= -1` would be `i <= MAX` on unsigned types.
+                        LoopCond::InnerLe if limit_value == 0 => (ComparisonDirection::Lt, 0, true),
+                        LoopCond::InnerLe => (ComparisonDirection::Le, limit_value - 1, true),
+                        LoopCond::InnerNe => (ComparisonDirection::Ne, limit_value, true),
+                        _ => (ComparisonDirection::Gt, limit_value, false),
+                    };
+                    let c = int_const(b, elem, k);
+                    let operands = if counter_left { [p[0], c] } else { [c, p[0]] };
+                    b.op(OpKind::Compare { direction, compare_type: None }, &operands, pred.clone())
                 }
                 LoopCond::Carried => lt(b, p[0], p[4]),
                 LoopCond::Captured => b.op(OpKind::Compare { direction: ComparisonDirection::Gt, compare_type: None }, &[limit, p[0]], pred.clone()),
@@ -636,12 +663,12 @@ proptest! {
         // The parameter itself comes back too: the loop must not have written into it.
         let f = b.finish(&[r[0], r[1], r[2], r[3], r[4], x]);
         let m = module(vec![f]);
-        // The loop really runs its trips: the counter ends at the limit.
+        // The loop really runs its trips: the counter ends at its first value past the limit.
         let zeros = Tensor::from_bytes(TensorType::new(vec![n], E::F32), &vec![0u8; 4 * n as usize]).unwrap();
         let out = interp::run(&m, &[zeros]).map_err(|e| TestCaseError::fail(format!("interpreter: {e}")))?;
         let mut counter = [0u8; 8];
         counter[..elem.byte_size()].copy_from_slice(out[0].bytes());
-        prop_assert_eq!(i64::from_le_bytes(counter), limit_value, "final counter");
+        prop_assert_eq!(i64::from_le_bytes(counter), final_value, "final counter");
         same_everywhere(&m, seed)?;
     }
 }

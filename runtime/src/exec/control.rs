@@ -10,9 +10,10 @@
 //! buffer, and a state element produced by a kernel swaps buffers with it after each iteration.
 
 use super::fused::{Buf, CHUNK};
+use super::scalar::{self, ScalarExpr};
 use super::{take_buffer, Executable, Prepared, Ptr, Slots};
 use crate::AlignedBytes;
-use apu_compiler::ir::{ElementType, TensorType};
+use apu_compiler::ir::{ComparisonDirection as D, ElementType, TensorType};
 use apu_compiler::plan::{Block, SlotId, StepKind};
 use apu_compiler::{Error, Result};
 use crate::interp::random::RunRng;
@@ -35,6 +36,8 @@ struct FastCond {
     /// The kernel's step id (its prepared expression).
     step: usize,
     inputs: Vec<Source>,
+    /// `(input, d, type, k)` when the condition is `x d k` for a constant `k`.
+    bound: Option<(usize, D, ElementType, i64)>,
 }
 
 /// A body whose steps are all elementwise kernels (or aliases), each result either a kernel's
@@ -44,6 +47,8 @@ struct FastBody {
     kernels: Vec<BodyKernel>,
     /// Per state element: the kernel whose output becomes its next value (None: unchanged).
     next: Vec<Option<usize>>,
+    /// The loop's counter, when it has one the condition bounds.
+    counter: Option<Counter>,
 }
 
 #[derive(Debug)]
@@ -55,6 +60,74 @@ struct BodyKernel {
     bytes: usize,
     /// Bytes per element of the output.
     esize: usize,
+    /// `(input, type, k)` when the kernel is `x + k` for a constant `k`.
+    increment: Option<(usize, ElementType, i64)>,
+}
+
+/// A loop counted by one state element, as JAX's `fori_loop` and `scan` are: the condition is
+/// `i < n`, `i <= n` or `i != n` for a constant `n`, and the body adds a positive constant to `i`.
+/// The trip count is then known when the loop starts: the condition is not evaluated, and the
+/// counter's next value is stored rather than computed by its kernel (each of which cost about as
+/// much per iteration as a scan step's real work on 128 elements).
+#[derive(Clone, Copy, Debug)]
+struct Counter {
+    /// The state element counting.
+    state: usize,
+    /// The body kernel computing its next value.
+    kernel: usize,
+    elem: ElementType,
+    /// Step and limit, held as [`ScalarExpr`] holds values.
+    step: i64,
+    bound: D,
+    limit: i64,
+}
+
+/// A held value of type `e` as the number it stands for.
+fn wide(v: i64, e: ElementType) -> i128 {
+    match e {
+        ElementType::U64 => v as u64 as i128,
+        _ => v as i128,
+    }
+}
+
+fn type_max(e: ElementType) -> i128 {
+    match e {
+        ElementType::S32 => i32::MAX as i128,
+        ElementType::U32 => u32::MAX as i128,
+        ElementType::U64 => u64::MAX as i128,
+        _ => i64::MAX as i128,
+    }
+}
+
+impl Counter {
+    fn of(fc: &FastCond, fb: &FastBody) -> Option<Counter> {
+        let (input, bound, elem, limit) = fc.bound?;
+        let Source::State(state) = *fc.inputs.get(input)? else { return None };
+        let kernel = (*fb.next.get(state)?)?;
+        let (k_input, k_elem, step) = fb.kernels[kernel].increment?;
+        let reads_counter = matches!(fb.kernels[kernel].inputs.get(k_input), Some(Source::State(s)) if *s == state);
+        let counts_up = matches!(bound, D::Lt | D::Le | D::Ne) && wide(step, elem) > 0;
+        (reads_counter && k_elem == elem && counts_up).then_some(Counter { state, kernel, elem, step, bound, limit })
+    }
+
+    /// The number of iterations from held start value `start`, or None when the counter would
+    /// wrap around its type before the condition fails (or never meet a `!=` limit): such a loop
+    /// runs the general way.
+    fn trips(&self, start: i64) -> Option<u64> {
+        let (x0, step, limit) = (wide(start, self.elem), wide(self.step, self.elem), wide(self.limit, self.elem));
+        let n = match self.bound {
+            D::Lt if x0 >= limit => 0,
+            D::Lt => (limit - x0 + step - 1) / step,
+            D::Le if x0 > limit => 0,
+            D::Le => (limit - x0) / step + 1,
+            D::Ne if x0 == limit => 0,
+            D::Ne if x0 < limit && (limit - x0) % step == 0 => (limit - x0) / step,
+            _ => return None,
+        };
+        // Every value the counter takes, the last included, must be in range: a wrapped value
+        // would meet the condition again.
+        (x0 + n * step <= type_max(self.elem)).then(|| u64::try_from(n).ok()).flatten()
+    }
 }
 
 /// What a `while` step prepares once, at compile time.
@@ -68,7 +141,10 @@ impl LoopPlan {
     pub fn new(cond: &Block, body: &Block, types: &[TensorType]) -> LoopPlan {
         let fast_cond = FastCond::of(cond);
         // The fast body needs the fast condition (both read the state from the same buffers).
-        let fast_body = fast_cond.as_ref().and_then(|_| FastBody::of(body, types));
+        let mut fast_body = fast_cond.as_ref().and_then(|_| FastBody::of(body, types));
+        if let (Some(fc), Some(fb)) = (&fast_cond, &mut fast_body) {
+            fb.counter = Counter::of(fc, fb);
+        }
         LoopPlan { fast_cond, fast_body }
     }
 }
@@ -82,7 +158,8 @@ impl FastBody {
                 StepKind::Elementwise(k) => {
                     let inputs = k.inputs.iter().map(|s| origin.get(s).copied().unwrap_or(Source::Slot(*s))).collect();
                     let ty = types.get(k.out)?;
-                    kernels.push(BodyKernel { step: step.id, inputs, elements: ty.num_elements(), bytes: ty.byte_size(), esize: ty.elem.byte_size() });
+                    let increment = ScalarExpr::new(&k.expr, &k.shape).and_then(|s| s.as_increment());
+                    kernels.push(BodyKernel { step: step.id, inputs, elements: ty.num_elements(), bytes: ty.byte_size(), esize: ty.elem.byte_size(), increment });
                     origin.insert(k.out, Source::Kernel(kernels.len() - 1));
                 }
                 StepKind::Alias { src, dst } => {
@@ -104,7 +181,7 @@ impl FastBody {
                 _ => return None,
             });
         }
-        Some(FastBody { kernels, next })
+        Some(FastBody { kernels, next, counter: None })
     }
 }
 
@@ -124,7 +201,8 @@ impl FastCond {
                 None => Source::Slot(s),
             })
             .collect();
-        Some(FastCond { step: step.id, inputs })
+        let bound = ScalarExpr::new(&k.expr, &k.shape).and_then(|s| s.as_bound());
+        Some(FastCond { step: step.id, inputs, bound })
     }
 }
 
@@ -204,11 +282,32 @@ impl Executable {
             one_chunk.then(|| ex.registers()).transpose()
         }).collect::<Result<_>>()?;
         let mut first = true;
+        // SAFETY: the counter's state buffer holds one element of its type.
+        let counted = fb.counter.and_then(|c| c.trips(unsafe { scalar::load(state[c.state].as_ptr(), 0, c.elem) }).map(|n| (c, n)));
+        let mut left = counted.map(|(_, n)| n);
+        let counter_kernel = counted.map(|(c, _)| c.kernel);
         loop {
-            if !self.fast_cond(fc, |i| state.get(i).map(|b| Ptr(b.as_ptr())).ok_or_else(|| Error::internal("while state missing")), slots)? {
-                break;
+            match &mut left {
+                Some(0) => break,
+                Some(n) => *n -= 1,
+                None => {
+                    if !self.fast_cond(fc, |i| state.get(i).map(|b| Ptr(b.as_ptr())).ok_or_else(|| Error::internal("while state missing")), slots)? {
+                        break;
+                    }
+                }
             }
             for (j, k) in fb.kernels.iter().enumerate() {
+                if counter_kernel == Some(j) {
+                    if let Some((c, _)) = counted {
+                        // SAFETY: one element of the counter's type in each buffer; `trips`
+                        // checked that no value of the loop wraps.
+                        unsafe {
+                            let i = scalar::load(state[c.state].as_ptr(), 0, c.elem);
+                            scalar::store(outs[j].as_mut_ptr(), i.wrapping_add(c.step), c.elem);
+                        }
+                    }
+                    continue;
+                }
                 let list = &mut ptrs[j];
                 for (d, src) in list.iter_mut().zip(&k.inputs) {
                     match *src {
@@ -301,5 +400,103 @@ impl Executable {
             slots[o] = Some(v);
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exec::{Kind, Program};
+    use apu_compiler::program::{read_program, ProgramFormat};
+    use apu_compiler::valid::validate;
+
+    fn counter(elem: ElementType, step: i64, bound: D, limit: i64) -> Counter {
+        Counter { state: 0, kernel: 0, elem, step, bound, limit }
+    }
+
+    #[test]
+    fn trip_counts_of_counted_loops() {
+        let s32 = |step: i64, bound: D, limit: i64| counter(ElementType::S32, step, bound, limit);
+        // i < 1000 from 0 by 1; from 1000 and past it, none.
+        assert_eq!(s32(1, D::Lt, 1000).trips(0), Some(1000));
+        assert_eq!(s32(1, D::Lt, 1000).trips(1000), Some(0));
+        assert_eq!(s32(1, D::Lt, 1000).trips(2000), Some(0));
+        // Steps that do not divide the distance: 0, 3, 6, 9 < 10.
+        assert_eq!(s32(3, D::Lt, 10).trips(0), Some(4));
+        assert_eq!(s32(3, D::Lt, 9).trips(0), Some(3));
+        // i <= 9: 0..=9; from -5 by 5: -5, 0, 5.
+        assert_eq!(s32(1, D::Le, 9).trips(0), Some(10));
+        assert_eq!(s32(5, D::Le, 9).trips(-5), Some(3));
+        assert_eq!(s32(1, D::Le, 9).trips(10), Some(0));
+        // i != 12 by 3 from 0: four trips; a limit the steps jump over, or behind the start,
+        // would only be met after wrapping: left to the general loop.
+        assert_eq!(s32(3, D::Ne, 12).trips(0), Some(4));
+        assert_eq!(s32(3, D::Ne, 12).trips(12), Some(0));
+        assert_eq!(s32(3, D::Ne, 13).trips(0), None);
+        assert_eq!(s32(3, D::Ne, 12).trips(15), None);
+        // A last step past the type's maximum wraps: general loop. Just below it: counted.
+        assert_eq!(s32(2, D::Lt, i32::MAX as i64).trips(i32::MAX as i64 - 3), None);
+        assert_eq!(s32(2, D::Lt, i32::MAX as i64).trips(i32::MAX as i64 - 4), Some(2));
+        assert_eq!(s32(1, D::Le, i32::MAX as i64).trips(0), None);
+        // Unsigned: held zero-extended (u32) or as the bit pattern (u64).
+        let u32c = counter(ElementType::U32, 1, D::Lt, u32::MAX as i64);
+        assert_eq!(u32c.trips(u32::MAX as i64 - 2), Some(2));
+        let u64c = counter(ElementType::U64, 1, D::Lt, u64::MAX as i64);
+        assert_eq!(u64c.trips((u64::MAX - 2) as i64), Some(2));
+        assert_eq!(u64c.trips(0), Some(u64::MAX));
+        assert_eq!(counter(ElementType::U64, 2, D::Lt, u64::MAX as i64).trips((u64::MAX - 2) as i64), Some(1));
+        assert_eq!(counter(ElementType::U64, 2, D::Lt, u64::MAX as i64).trips((u64::MAX - 1) as i64), None);
+        // Directions a positive step never ends by are not counted.
+        assert_eq!(s32(1, D::Gt, 0).trips(5), None);
+    }
+
+    /// The counters of the loops in `text`, one per `while` (outermost first).
+    fn loop_counters(text: &str) -> Vec<Option<Counter>> {
+        let module = validate(read_program(ProgramFormat::Mlir, text.as_bytes()).unwrap()).unwrap();
+        let p = Program::compile(&module).unwrap();
+        let Kind::Plan(e) = &p.kind else { panic!("not planned") };
+        e.prepared
+            .iter()
+            .filter_map(|p| match p {
+                Prepared::Loop(lp) => Some(lp.fast_body.as_ref().and_then(|b| b.counter)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn counting_loop(cond: &str, next: &str) -> String {
+        format!(
+            "func.func public @main(%x: tensor<8xf32>) -> tensor<8xf32> {{
+  %c = stablehlo.constant dense<0> : tensor<i32>
+  %n = stablehlo.constant dense<100> : tensor<i32>
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %0:2 = stablehlo.while(%i = %c, %v = %x) : tensor<i32>, tensor<8xf32>
+  cond {{
+    %p = {cond} : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  }} do {{
+    %h = stablehlo.constant dense<5.000000e-01> : tensor<8xf32>
+    %1 = stablehlo.multiply %v, %h : tensor<8xf32>
+    %2 = {next} : tensor<i32>
+    stablehlo.return %2, %1 : tensor<i32>, tensor<8xf32>
+  }}
+  return %0#1 : tensor<8xf32>
+}}"
+        )
+    }
+
+    #[test]
+    fn counters_are_found_where_the_condition_bounds_an_increment() {
+        // JAX's scan and fori_loop: the limit and the step defined outside the loop.
+        let counted = counting_loop("stablehlo.compare LT, %i, %n, SIGNED", "stablehlo.add %i, %one");
+        let [Some(c)] = loop_counters(&counted)[..] else { panic!("no counter") };
+        assert_eq!((c.bound, c.limit, c.step, c.elem), (D::Lt, 100, 1, ElementType::S32));
+        // `n > i` turned around; `one + i` either way round.
+        let flipped = counting_loop("stablehlo.compare GT, %n, %i, SIGNED", "stablehlo.add %one, %i");
+        let [Some(c)] = loop_counters(&flipped)[..] else { panic!("no counter") };
+        assert_eq!((c.bound, c.limit, c.step), (D::Lt, 100, 1));
+        // Counting down, or a counter the condition does not bound: no counter.
+        assert!(matches!(loop_counters(&counting_loop("stablehlo.compare GT, %i, %n, SIGNED", "stablehlo.subtract %i, %one"))[..], [None]));
+        assert!(matches!(loop_counters(&counting_loop("stablehlo.compare LT, %i, %n, SIGNED", "stablehlo.multiply %i, %n"))[..], [None]));
     }
 }

@@ -513,7 +513,7 @@ macro_rules! with_scalar_op {
 #[inline(always)]
 fn unary_with_prologue<M: fastmath::Madd>(op: U, a: &[f32], o: &mut [f32], pre: impl Fn(f32) -> f32 + Copy) -> bool {
     match op {
-        U::Tanh => map1(a, o, |x| fastmath::tanh_f32::<M>(pre(x))),
+        U::Tanh => map1(a, o, #[inline(always)] |x| fastmath::tanh_f32::<M>(pre(x))),
         U::Exponential => fastmath::exp_map_slice_f32::<M>(a, o, pre),
         U::Logistic => fastmath::logistic_map_slice_f32::<M>(a, o, pre),
         _ => return false,
@@ -666,34 +666,22 @@ impl Compiled {
     /// As [`Compiled::eval`]; a non-null `out` must hold `len` elements of the result type, and no
     /// input may share memory with them (an in-place kernel must pass null and store the register).
     pub unsafe fn eval_to(&self, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf], consts_ready: bool, out: *mut u8) {
-        // The same body compiled for the best vector extension the CPU has (chosen once).
-        match *CPU_LEVEL {
-            CpuLevel::Avx512 => self.eval_avx512(inputs, start, len, regs, consts_ready, out),
-            CpuLevel::Avx2 => self.eval_avx2(inputs, start, len, regs, consts_ready, out),
-            CpuLevel::Baseline => self.eval_body::<fastmath::Separate>(inputs, start, len, regs, consts_ready, out),
+        // Each instruction runs in a function compiled for the best vector extension the CPU has
+        // (chosen once). One function per instruction rather than one for the whole chunk: a
+        // function holding every op's loop and a loop over the instructions had LLVM hoist set-up
+        // for all of those loops to its entry, about 25 ns per call, which a one-chunk kernel in a
+        // `lax.scan` body paid on every iteration.
+        let step: StepFn = match *CPU_LEVEL {
+            CpuLevel::Avx512 => step_avx512,
+            CpuLevel::Avx2 => step_avx2,
+            CpuLevel::Baseline => step_baseline,
+        };
+        for &i in &self.run_list {
+            let i = i as usize;
+            if !self.absorbed[i] {
+                step(self, i, inputs, start, len, regs, consts_ready, out);
+            }
         }
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma,bmi2")]
-    unsafe fn eval_avx512(&self, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf], consts_ready: bool, out: *mut u8) {
-        self.eval_body::<fastmath::Fused>(inputs, start, len, regs, consts_ready, out)
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2,fma")]
-    unsafe fn eval_avx2(&self, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf], consts_ready: bool, out: *mut u8) {
-        self.eval_body::<fastmath::Fused>(inputs, start, len, regs, consts_ready, out)
-    }
-
-    #[cfg(not(target_arch = "x86_64"))]
-    unsafe fn eval_avx512(&self, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf], consts_ready: bool, out: *mut u8) {
-        self.eval_body::<fastmath::Separate>(inputs, start, len, regs, consts_ready, out)
-    }
-
-    #[cfg(not(target_arch = "x86_64"))]
-    unsafe fn eval_avx2(&self, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf], consts_ready: bool, out: *mut u8) {
-        self.eval_body::<fastmath::Separate>(inputs, start, len, regs, consts_ready, out)
     }
 
     /// The value of f32 register `r` if it is the same over the chunk `start..start + len`.
@@ -716,36 +704,32 @@ impl Compiled {
         }
     }
 
+    /// Instruction `i` of a chunk (see [`Compiled::eval_to`]).
     #[inline(always)]
-    unsafe fn eval_body<M: fastmath::Madd>(&self, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf], consts_ready: bool, out: *mut u8) {
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn eval_step<M: fastmath::Madd>(&self, i: usize, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf], consts_ready: bool, out: *mut u8) {
         let last = self.steps.len() - 1;
-        for &i in &self.run_list {
-            let i = i as usize;
-            if self.absorbed[i] {
-                continue;
+        if let Some(p) = self.prologue[i] {
+            let dst = if i == last && !out.is_null() { out } else { std::ptr::null_mut() };
+            if self.with_prologue::<M>(i, p, regs, inputs, start, len, dst) {
+                return;
             }
-            if let Some(p) = self.prologue[i] {
-                let dst = if i == last && !out.is_null() { out } else { std::ptr::null_mut() };
-                if self.with_prologue::<M>(i, p, regs, inputs, start, len, dst) {
-                    continue;
-                }
-                // An operand not uniform over this chunk: the absorbed ops run first, as usual.
-                for j in p.ops.into_iter().flatten() {
-                    self.scalar_or_general::<M>(j, regs, inputs, start, len, std::ptr::null_mut());
-                }
+            // An operand not uniform over this chunk: the absorbed ops run first, as usual.
+            for j in p.ops.into_iter().flatten() {
+                self.scalar_or_general::<M>(j, regs, inputs, start, len, std::ptr::null_mut());
             }
-            let to = if i == last { out } else { std::ptr::null_mut() };
-            match &self.steps[i] {
-                // Registers read only in scalar form are not filled when uniform over the chunk
-                // (per-row values: when the chunk lies within one row).
-                _ if self.only_scalar_users[i] && self.uniform(i, inputs, start, len).is_some() => {}
-                Step::Load { input, access } => load(self.dst(i, &mut regs[i], to, len), inputs[*input], access, &self.shape, start, len),
-                Step::Const(_) if consts_ready && i != last => {}
-                // Only `len` lanes: a scalar kernel in a loop would otherwise fill a whole chunk
-                // per constant per call.
-                Step::Const(k) => fill_const(*k, self.dst(i, &mut regs[i], to, len), len),
-                Step::Other => self.scalar_or_general::<M>(i, regs, inputs, start, len, to),
-            }
+        }
+        let to = if i == last { out } else { std::ptr::null_mut() };
+        match &self.steps[i] {
+            // Registers read only in scalar form are not filled when uniform over the chunk
+            // (per-row values: when the chunk lies within one row).
+            _ if self.only_scalar_users[i] && self.uniform(i, inputs, start, len).is_some() => {}
+            Step::Load { input, access } => load(self.dst(i, &mut regs[i], to, len), inputs[*input], access, &self.shape, start, len),
+            Step::Const(_) if consts_ready && i != last => {}
+            // Only `len` lanes: a scalar kernel in a loop would otherwise fill a whole chunk
+            // per constant per call.
+            Step::Const(k) => fill_const(*k, self.dst(i, &mut regs[i], to, len), len),
+            Step::Other => self.scalar_or_general::<M>(i, regs, inputs, start, len, to),
         }
     }
 
@@ -850,7 +834,7 @@ impl Compiled {
         }
         with_scalar_op!(s0.op, k0, s0.uniform_left, |p0| match second {
             None => unary_with_prologue::<M>(op, a, o, p0),
-            Some((s1, k1)) => with_scalar_op!(s1.op, k1, s1.uniform_left, |p1| unary_with_prologue::<M>(op, a, o, move |x| p1(p0(x)))),
+            Some((s1, k1)) => with_scalar_op!(s1.op, k1, s1.uniform_left, |p1| unary_with_prologue::<M>(op, a, o, #[inline(always)] move |x| p1(p0(x)))),
         })
     }
 
@@ -865,6 +849,36 @@ impl Compiled {
         };
         compute::<M>(&self.expr.instrs[i], src, dst, &self.shape, start, len)
     }
+}
+
+/// One instruction of a chunk, compiled for one vector extension (see [`Compiled::eval_to`]).
+type StepFn = unsafe fn(&Compiled, usize, &[*const u8], usize, usize, &mut [Buf], bool, *mut u8);
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma,bmi2")]
+unsafe fn step_avx512(ex: &Compiled, i: usize, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf], consts_ready: bool, out: *mut u8) {
+    ex.eval_step::<fastmath::Fused>(i, inputs, start, len, regs, consts_ready, out)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn step_avx2(ex: &Compiled, i: usize, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf], consts_ready: bool, out: *mut u8) {
+    ex.eval_step::<fastmath::Fused>(i, inputs, start, len, regs, consts_ready, out)
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+unsafe fn step_avx512(ex: &Compiled, i: usize, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf], consts_ready: bool, out: *mut u8) {
+    step_baseline(ex, i, inputs, start, len, regs, consts_ready, out)
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+unsafe fn step_avx2(ex: &Compiled, i: usize, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf], consts_ready: bool, out: *mut u8) {
+    step_baseline(ex, i, inputs, start, len, regs, consts_ready, out)
+}
+
+#[inline(never)]
+unsafe fn step_baseline(ex: &Compiled, i: usize, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf], consts_ready: bool, out: *mut u8) {
+    ex.eval_step::<fastmath::Separate>(i, inputs, start, len, regs, consts_ready, out)
 }
 
 /// Evaluates flat indices `range` of the expression and stores them to `out` (`esize` bytes per

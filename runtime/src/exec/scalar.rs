@@ -55,7 +55,7 @@ fn wrap(v: i64, e: E) -> i64 {
 
 /// Element `offset` of `p`, held as described on [`ScalarExpr`].
 #[inline(always)]
-unsafe fn load(p: *const u8, offset: usize, e: E) -> i64 {
+pub(super) unsafe fn load(p: *const u8, offset: usize, e: E) -> i64 {
     match e {
         E::S32 => (p as *const i32).add(offset).read_unaligned() as i64,
         E::U32 => (p as *const u32).add(offset).read_unaligned() as i64,
@@ -64,8 +64,9 @@ unsafe fn load(p: *const u8, offset: usize, e: E) -> i64 {
     }
 }
 
+/// Stores held value `v` as one element of type `e`.
 #[inline(always)]
-unsafe fn store(out: *mut u8, v: i64, e: E) {
+pub(super) unsafe fn store(out: *mut u8, v: i64, e: E) {
     match e {
         E::S32 | E::U32 => (out as *mut i32).write_unaligned(v as i32),
         E::S64 | E::U64 => (out as *mut i64).write_unaligned(v),
@@ -165,6 +166,35 @@ impl ScalarExpr {
             _ => return None,
         };
         Some(Simple { input: load.0, offset: load.1, operand: elems[x], result: elems[2], k, k_left, op: *op })
+    }
+
+    /// `(input, type, k)` when the expression is `x + k` (or `k + x`) for element 0 of input
+    /// `input`: a loop counter's step.
+    pub fn as_increment(&self) -> Option<(usize, E, i64)> {
+        let s = self.simple?;
+        match s.op {
+            Op::Binary(BinaryOp::Add, ..) if s.offset == 0 && s.operand == s.result && s.result != E::Pred => Some((s.input, s.result, s.k)),
+            _ => None,
+        }
+    }
+
+    /// `(input, d, type, k)` when the expression is the comparison `x d k` for element 0 of input
+    /// `input` (a `k d x` comes back turned around): a loop counter's bound.
+    pub fn as_bound(&self) -> Option<(usize, ComparisonDirection, E, i64)> {
+        let s = self.simple?;
+        let Op::Compare(d, ..) = s.op else { return None };
+        let d = if s.k_left {
+            match d {
+                ComparisonDirection::Lt => ComparisonDirection::Gt,
+                ComparisonDirection::Le => ComparisonDirection::Ge,
+                ComparisonDirection::Gt => ComparisonDirection::Lt,
+                ComparisonDirection::Ge => ComparisonDirection::Le,
+                other => other,
+            }
+        } else {
+            d
+        };
+        (s.offset == 0 && s.operand != E::Pred).then_some((s.input, d, s.operand, s.k))
     }
 
     /// Evaluates the expression and stores its one result element at `out`.
