@@ -944,6 +944,7 @@ fn unravel(mut i: usize, shape: &[usize], out: &mut [usize]) {
 /// Visits flat indices `start..start+len` of `shape` as runs along the last dimension, giving
 /// `(position, element index of the run's first element, run length)` where the element index is
 /// `offset + sum(coords * strides)`; within a run it advances by the last stride.
+#[inline(always)]
 fn for_runs(shape: &[usize], strides: &[isize], offset: isize, start: usize, len: usize, mut f: impl FnMut(usize, isize, usize)) {
     let rank = shape.len();
     if rank == 0 {
@@ -986,7 +987,7 @@ fn for_runs(shape: &[usize], strides: &[isize], offset: isize, start: usize, len
 /// Visits flat indices `start..start+len` of `shape`, giving `(position, element index)`.
 fn for_strided(shape: &[usize], strides: &[isize], offset: isize, start: usize, len: usize, mut f: impl FnMut(usize, isize)) {
     let s_last = strides.last().copied().unwrap_or(0);
-    for_runs(shape, strides, offset, start, len, |j, base, run| {
+    for_runs(shape, strides, offset, start, len, #[inline(always)] |j, base, run| {
         for k in 0..run {
             f(j + k, base + k as isize * s_last);
         }
@@ -1027,11 +1028,11 @@ macro_rules! load_typed {
                 let v = &mut $v[..];
                 // Broadcast rows (last stride 0) fill, contiguous rows copy, others gather.
                 match strides.last().copied().unwrap_or(0) {
-                    0 => for_runs($shape, strides, *offset, $start, $len, |j, base, run| v[j..j + run].fill(*p.offset(base))),
-                    1 => for_runs($shape, strides, *offset, $start, $len, |j, base, run| {
+                    0 => for_runs($shape, strides, *offset, $start, $len, #[inline(always)] |j, base, run| v[j..j + run].fill(*p.offset(base))),
+                    1 => for_runs($shape, strides, *offset, $start, $len, #[inline(always)] |j, base, run| {
                         std::ptr::copy_nonoverlapping(p.offset(base), v[j..j + run].as_mut_ptr(), run)
                     }),
-                    s_last => for_runs($shape, strides, *offset, $start, $len, |j, base, run| {
+                    s_last => for_runs($shape, strides, *offset, $start, $len, #[inline(always)] |j, base, run| {
                         for k in 0..run {
                             v[j + k] = *p.offset(base + k as isize * s_last);
                         }
@@ -1130,6 +1131,7 @@ fn map2<T: Copy, R>(a: &[T], b: &[T], out: &mut [R], f: impl Fn(T, T) -> R) {
 
 /// `out = a <d> b` as 0/1; the direction is matched once, outside the loop, so each loop is a
 /// plain vector compare.
+#[inline(always)]
 fn compare_into<T: PartialOrd + Copy>(d: D, a: &[T], b: &[T], out: &mut [u8]) {
     match d {
         D::Eq => map2(a, b, out, |x, y| (x == y) as u8),
