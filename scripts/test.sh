@@ -22,6 +22,15 @@ fi
 log "cargo test (workspace)"
 (cd "$APU_ROOT" && APU_PJRT_PLUGIN="$lib" cargo test --locked --workspace 2>&1) | tee "$APU_ROOT/target/cargo-test.log" >&2
 
+# The fused kernels are compiled once per vector extension and the best one the CPU has is picked at run
+# time, so the run above tested only that one: the plan-vs-interpreter tests again on the lower ones.
+for level in avx2 baseline; do
+    log "plan vs interpreter, kernels forced to APU_CPU_LEVEL=$level"
+    (cd "$APU_ROOT" && APU_CPU_LEVEL="$level" cargo test --locked -q -p apu-runtime \
+        --test plan_vs_interp --test golden_programs --test row_groups --test pipeline_samples 2>&1) \
+        | tee -a "$APU_ROOT/target/cargo-test.log" >&2
+done
+
 py="$(jax_venv)"
 wheel="$(build_wheel "$py")"
 install_wheel "$py" "$wheel"
