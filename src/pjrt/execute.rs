@@ -329,6 +329,18 @@ mod tests {
 
     /// Calls Execute on one device with arguments `list`; returns the raw output buffer and
     /// completion event handles (the caller owns them).
+    /// A client with the donate program loaded, and its first argument `x` (f32[8]) as a buffer whose
+    /// contents are still to come: the promise fulfils it.
+    #[allow(clippy::type_complexity)]
+    fn donate_with_pending_x() -> (Arc<ClientState>, *mut PJRT_LoadedExecutable, TensorType, BufferPromise, *mut PJRT_Buffer) {
+        let state = ClientState::new(1);
+        let loaded = load_donate(&state);
+        let ty = TensorType::new(vec![8], ElementType::F32);
+        let x_promise = DeviceBuffer::pending(ty.clone(), 0);
+        let x = BufferHandle::into_raw(state.clone(), x_promise.buffer().clone());
+        (state, loaded, ty, x_promise, x)
+    }
+
     fn execute_raw(
         loaded: *mut PJRT_LoadedExecutable,
         list: [*mut PJRT_Buffer; 2],
@@ -352,11 +364,7 @@ mod tests {
     /// Execute returns before its inputs exist; outputs and the completion event follow them.
     #[test]
     fn execution_waits_for_pending_inputs_without_blocking_the_caller() {
-        let state = ClientState::new(1);
-        let loaded = load_donate(&state);
-        let ty = TensorType::new(vec![8], ElementType::F32);
-        let x_promise = DeviceBuffer::pending(ty.clone(), 0);
-        let x = BufferHandle::into_raw(state.clone(), x_promise.buffer().clone());
+        let (state, loaded, ty, x_promise, x) = donate_with_pending_x();
         let y = BufferHandle::into_raw(
             state.clone(),
             DeviceBuffer::ready(Tensor::from_bytes(ty.clone(), &f32s(&[1.0; 8])).unwrap(), 0),
@@ -390,11 +398,7 @@ mod tests {
     /// A failed input travels to the outputs and the completion event as an error.
     #[test]
     fn input_errors_reach_outputs_and_completion() {
-        let state = ClientState::new(1);
-        let loaded = load_donate(&state);
-        let ty = TensorType::new(vec![8], ElementType::F32);
-        let x_promise = DeviceBuffer::pending(ty.clone(), 0);
-        let x = BufferHandle::into_raw(state.clone(), x_promise.buffer().clone());
+        let (_state, loaded, _, x_promise, x) = donate_with_pending_x();
         let list = [x, x];
         let (out, done) = execute_raw(loaded, list);
         x_promise.fulfill(Err(apu_compiler::Error::invalid("upload failed")));

@@ -285,7 +285,7 @@ impl Executable {
         // SAFETY: the counter's state buffer holds one element of its type.
         let counted = fb.counter.and_then(|c| c.trips(unsafe { scalar::load(state[c.state].as_ptr(), 0, c.elem) }).map(|n| (c, n)));
         let mut left = counted.map(|(_, n)| n);
-        let counter_kernel = counted.map(|(c, _)| c.kernel);
+        let counter = counted.map(|(c, _)| c);
         loop {
             match &mut left {
                 Some(0) => break,
@@ -297,14 +297,12 @@ impl Executable {
                 }
             }
             for (j, k) in fb.kernels.iter().enumerate() {
-                if counter_kernel == Some(j) {
-                    if let Some((c, _)) = counted {
-                        // SAFETY: one element of the counter's type in each buffer; `trips`
-                        // checked that no value of the loop wraps.
-                        unsafe {
-                            let i = scalar::load(state[c.state].as_ptr(), 0, c.elem);
-                            scalar::store(outs[j].as_mut_ptr(), i.wrapping_add(c.step), c.elem);
-                        }
+                if let Some(c) = counter.filter(|c| c.kernel == j) {
+                    // SAFETY: one element of the counter's type in each buffer; `trips` checked
+                    // that no value of the loop wraps.
+                    unsafe {
+                        let i = scalar::load(state[c.state].as_ptr(), 0, c.elem);
+                        scalar::store(outs[j].as_mut_ptr(), i.wrapping_add(c.step), c.elem);
                     }
                     continue;
                 }
