@@ -157,6 +157,16 @@ fn merge_axis(shape: &[i64], strides: &[isize], dims: &[usize]) -> Option<(usize
     Some((size, strides[last]))
 }
 
+/// Rows of the GEMM's left operand from which copying its right operand contiguous pays (the
+/// copy is one pass over the right operand; the GEMM's own packing gathers it again per block).
+const CONTIGUOUS_RHS_MIN_ROWS: usize = 64;
+
+/// Whether a GEMM right operand with merged free dim `(size, stride)`, multiplied by `rows` rows,
+/// is worth a contiguous copy.
+fn gathers_rows(free: (usize, isize), rows: usize) -> bool {
+    free.0 > 1 && free.1 != 1 && rows >= CONTIGUOUS_RHS_MIN_ROWS
+}
+
 impl<'a> Lowering<'a> {
     fn new(f: &'a Function, caps: &'a dyn Capabilities) -> Self {
         Lowering {
@@ -516,32 +526,36 @@ impl<'a> Lowering<'a> {
         let groups = |shape: &[i64], v: &View, b: &[usize], f: &[usize], c: &[usize]| {
             Some((merge_axis(shape, &v.strides, b)?, merge_axis(shape, &v.strides, f)?, merge_axis(shape, &v.strides, c)?))
         };
-        let lg = match groups(&aty.shape, &lv, &lb, &lf, &lc) {
-            Some(g) => g,
-            None => {
-                // Store the operand in (batch, free, contracting) order, which always merges.
-                ls = self.materialize(*a)?;
-                let perm: Vec<usize> = lb.iter().chain(&lf).chain(&lc).copied().collect();
-                let (s, v) = self.transposed_copy(ls, &aty.shape, &perm, aty.elem)?;
-                ls = s;
-                lv = v.transpose(&inverse(&perm)).ok_or_else(|| Error::internal("transpose"))?;
-                groups(&aty.shape, &lv, &lb, &lf, &lc).ok_or_else(|| Error::internal("dot operand does not merge"))?
-            }
-        };
-        let rg = match groups(&bty.shape, &rv, &rb, &rf, &rc) {
-            Some(g) => g,
-            None => {
-                rs = self.materialize(*b)?;
-                let perm: Vec<usize> = rb.iter().chain(&rc).chain(&rf).copied().collect();
-                let (s, v) = self.transposed_copy(rs, &bty.shape, &perm, bty.elem)?;
-                rs = s;
-                rv = v.transpose(&inverse(&perm)).ok_or_else(|| Error::internal("transpose"))?;
-                groups(&bty.shape, &rv, &rb, &rf, &rc).ok_or_else(|| Error::internal("dot operand does not merge"))?
-            }
-        };
+        // An operand whose dims do not merge into (batch, free, contracting) groups is stored
+        // in an order that does: (batch, free, contracting) for the lhs, (batch, contracting,
+        // free) for the rhs.
+        let mut lg = groups(&aty.shape, &lv, &lb, &lf, &lc);
+        if lg.is_none() {
+            (ls, lv) = self.stored_in_order(*a, &[&lb, &lf, &lc])?;
+            lg = groups(&aty.shape, &lv, &lb, &lf, &lc);
+        }
+        let mut rg = groups(&bty.shape, &rv, &rb, &rf, &rc);
+        if rg.is_none() {
+            (rs, rv) = self.stored_in_order(*b, &[&rb, &rc, &rf])?;
+            rg = groups(&bty.shape, &rv, &rb, &rf, &rc);
+        }
+        let (Some(mut lg), Some(mut rg)) = (lg, rg) else { return Err(Error::internal("dot operand does not merge")) };
+        let swapped = self.transposed_only(*r, lb.len(), lf.len(), rf.len())?;
+        // The GEMM's right operand (b, or a when the product is computed swapped) should be
+        // contiguous along its free dim: read across it (A·Bᵀ, as backward passes read weights)
+        // the `gemm` crate packs it with a strided gather and ran at half speed (256x512 by
+        // 512x512ᵀ: ~110 against ~200 GFLOP/s on 2 threads). A tiled transposed copy first costs
+        // one pass over the operand, which enough rows of the other operand pay back.
+        if swapped.is_none() && gathers_rows(rg.1, lg.1 .0) {
+            (rs, rv) = self.stored_in_order(*b, &[&rb, &rc, &rf])?;
+            rg = groups(&bty.shape, &rv, &rb, &rf, &rc).ok_or_else(|| Error::internal("dot operand does not merge"))?;
+        } else if swapped.is_some() && gathers_rows(lg.1, rg.1 .0) {
+            (ls, lv) = self.stored_in_order(*a, &[&lb, &lc, &lf])?;
+            lg = groups(&aty.shape, &lv, &lb, &lf, &lc).ok_or_else(|| Error::internal("dot operand does not merge"))?;
+        }
         let ((batch, lbs), (m, lms), (k, lks)) = lg;
         let ((_, rbs), (n, rns), (_, rks)) = rg;
-        if let Some((tshape, perm)) = self.transposed_only(*r, lb.len(), lf.len(), rf.len())? {
+        if let Some((tshape, perm)) = swapped {
             // The only reader transposes the product to (batch, rhs free, lhs free): compute
             // that layout directly as the product of the swapped operands, (A B)^T = B^T A^T,
             // and read the dot's own result as a view of it (the transpose then costs nothing).
@@ -597,6 +611,16 @@ impl<'a> Lowering<'a> {
         }
         let shape = &self.ty(r)?.shape;
         Ok(Some((swapped.iter().map(|&d| shape[d]).collect(), swapped)))
+    }
+
+    /// Stores value `v` with its dims in the order of `groups` (a permutation when chained);
+    /// returns the copy's slot and a view of it in `v`'s own dim order.
+    fn stored_in_order(&mut self, v: ValueId, groups: &[&[usize]]) -> Result<(SlotId, View)> {
+        let ty = self.ty(v)?.clone();
+        let s = self.materialize(v)?;
+        let perm: Vec<usize> = groups.iter().flat_map(|g| g.iter().copied()).collect();
+        let (s, view) = self.transposed_copy(s, &ty.shape, &perm, ty.elem)?;
+        Ok((s, view.transpose(&inverse(&perm)).ok_or_else(|| Error::internal("transpose"))?))
     }
 
     /// Copies slot `s` (of `shape`) transposed by `perm` into a new slot; returns it with its

@@ -547,6 +547,8 @@ pub struct Compiled {
     pub input_elems: Vec<E>,
     /// The expression on machine integers, when it has one element of integer ops.
     pub scalar: Option<super::scalar::ScalarExpr>,
+    /// The expression as a tiled copy, when it is one load of a transposed view.
+    pub(crate) transposed: Option<super::transpose::Transposed>,
 }
 
 impl Compiled {
@@ -608,7 +610,11 @@ impl Compiled {
             .min()
             .filter(|&inner| inner >= MIN_ROW_CUT)
             .map(RowDivider::new);
-        Ok(Compiled { expr: expr.clone(), steps, scalar_ops, only_scalar_users, shape: shape_u, run_list, prologue, absorbed, row_cut, input_elems, scalar })
+        let transposed = match steps.as_slice() {
+            [Step::Load { input: 0, access: Access::Strided { offset, strides } }] => super::transpose::Transposed::new(&shape_u, strides, *offset, expr.elems[0].byte_size()),
+            _ => None,
+        };
+        Ok(Compiled { expr: expr.clone(), steps, scalar_ops, only_scalar_users, shape: shape_u, run_list, prologue, absorbed, row_cut, input_elems, scalar, transposed })
     }
 
     /// `(input, offset)` when the whole expression is one contiguous load (`x[offset + i]`): a

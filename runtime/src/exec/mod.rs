@@ -15,6 +15,7 @@ mod gemm;
 mod reduce;
 mod rows;
 mod scalar;
+mod transpose;
 pub mod workers;
 
 use crate::{interp, AlignedBytes, Tensor};
@@ -471,6 +472,14 @@ impl Executable {
             // SAFETY: as for the vector evaluator below: inputs cover the loads, out one element.
             unsafe { s.eval(Ptr::raw(inputs), out.get() as *mut u8) };
             return;
+        }
+        if let (Some(t), [input]) = (&ex.transposed, inputs) {
+            if input.get() != out.get() {
+                // SAFETY: the load's view stays inside the input (checked by the lowering's
+                // shapes); the output holds n elements and is another buffer.
+                unsafe { t.run(*input, out, &self.workers) };
+                return;
+            }
         }
         let cost = ex.expr.instrs.len().max(1);
         self.workers.for_ranges(n, CHUNK, cost, &|r| {
