@@ -526,33 +526,32 @@ impl<'a> Lowering<'a> {
         let groups = |shape: &[i64], v: &View, b: &[usize], f: &[usize], c: &[usize]| {
             Some((merge_axis(shape, &v.strides, b)?, merge_axis(shape, &v.strides, f)?, merge_axis(shape, &v.strides, c)?))
         };
-        // An operand whose dims do not merge into (batch, free, contracting) groups is stored
-        // in an order that does: (batch, free, contracting) for the lhs, (batch, contracting,
-        // free) for the rhs.
+        // When the only reader transposes the product, the GEMM computes it swapped and `a`
+        // becomes its right operand.
+        let swapped = self.transposed_only(*r, lb.len(), lf.len(), rf.len())?;
+        let a_is_rhs = swapped.is_some();
+        let size = |shape: &[i64], dims: &[usize]| dims.iter().map(|&d| shape[d].max(0) as usize).product::<usize>();
+        let (a_rows, b_rows) = (size(&aty.shape, &lf), size(&bty.shape, &rf));
+        // An operand is stored in a new order when its dims do not merge into (batch, free,
+        // contracting) groups, and also when it is the GEMM's right operand and strided along
+        // its free dim: the `gemm` crate packs such an operand with a strided gather, which ran
+        // at half speed (256x512 by 512x512ᵀ: ~110 against ~200 GFLOP/s on 2 threads), while a
+        // tiled transposed copy is one pass over it, paid back by enough rows of the other
+        // operand. Left operands are stored as (batch, free, contracting), right ones as
+        // (batch, contracting, free).
         let mut lg = groups(&aty.shape, &lv, &lb, &lf, &lc);
-        if lg.is_none() {
-            (ls, lv) = self.stored_in_order(*a, &[&lb, &lf, &lc])?;
+        if lg.is_none_or(|g| a_is_rhs && gathers_rows(g.1, b_rows)) {
+            let order: [&[usize]; 3] = if a_is_rhs { [&lb, &lc, &lf] } else { [&lb, &lf, &lc] };
+            (ls, lv) = self.stored_in_order(*a, &order)?;
             lg = groups(&aty.shape, &lv, &lb, &lf, &lc);
         }
         let mut rg = groups(&bty.shape, &rv, &rb, &rf, &rc);
-        if rg.is_none() {
-            (rs, rv) = self.stored_in_order(*b, &[&rb, &rc, &rf])?;
+        if rg.is_none_or(|g| !a_is_rhs && gathers_rows(g.1, a_rows)) {
+            let order: [&[usize]; 3] = if a_is_rhs { [&rb, &rf, &rc] } else { [&rb, &rc, &rf] };
+            (rs, rv) = self.stored_in_order(*b, &order)?;
             rg = groups(&bty.shape, &rv, &rb, &rf, &rc);
         }
-        let (Some(mut lg), Some(mut rg)) = (lg, rg) else { return Err(Error::internal("dot operand does not merge")) };
-        let swapped = self.transposed_only(*r, lb.len(), lf.len(), rf.len())?;
-        // The GEMM's right operand (b, or a when the product is computed swapped) should be
-        // contiguous along its free dim: read across it (A·Bᵀ, as backward passes read weights)
-        // the `gemm` crate packs it with a strided gather and ran at half speed (256x512 by
-        // 512x512ᵀ: ~110 against ~200 GFLOP/s on 2 threads). A tiled transposed copy first costs
-        // one pass over the operand, which enough rows of the other operand pay back.
-        if swapped.is_none() && gathers_rows(rg.1, lg.1 .0) {
-            (rs, rv) = self.stored_in_order(*b, &[&rb, &rc, &rf])?;
-            rg = groups(&bty.shape, &rv, &rb, &rf, &rc).ok_or_else(|| Error::internal("dot operand does not merge"))?;
-        } else if swapped.is_some() && gathers_rows(lg.1, rg.1 .0) {
-            (ls, lv) = self.stored_in_order(*a, &[&lb, &lc, &lf])?;
-            lg = groups(&aty.shape, &lv, &lb, &lf, &lc).ok_or_else(|| Error::internal("dot operand does not merge"))?;
-        }
+        let (Some(lg), Some(rg)) = (lg, rg) else { return Err(Error::internal("dot operand does not merge")) };
         let ((batch, lbs), (m, lms), (k, lks)) = lg;
         let ((_, rbs), (n, rns), (_, rks)) = rg;
         if let Some((tshape, perm)) = swapped {

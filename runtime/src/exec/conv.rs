@@ -1,8 +1,9 @@
-//! Convolution as im2col + GEMM (the `gemm` crate, one thread per block): for a block of output positions, gather the input patches into a
+//! Convolution as im2col + GEMM: for a block of output positions, gather the input patches into a
 //! row-major matrix (zeros where the window hangs over the padding), multiply by the kernel packed
-//! as a [window * in_features, out_features] matrix, and let the GEMM write the output through its
-//! strides (NHWC and NCHW outputs need no extra copy).
+//! as a [window * in_features, out_features] matrix on the `gemm` crate (one thread per block), and
+//! let the GEMM write the output through its strides (NHWC and NCHW outputs need no extra copy).
 
+use super::gemm::Element;
 use super::workers::Workers;
 use super::Ptr;
 use apu_compiler::ir::ElementType as E;
@@ -14,21 +15,11 @@ use apu_compiler::plan::ConvKernel;
 /// each other at 2 threads, 96 and more slower.
 const BLOCK_ROWS: usize = 48;
 
-trait Element: Copy + Default + Send + Sync + 'static {
-    const ONE: Self;
-}
-impl Element for f32 {
-    const ONE: f32 = 1.0;
-}
-impl Element for f64 {
-    const ONE: f64 = 1.0;
-}
-
 /// c[m, n] = a[m, k] * b[k, n], with `a` and `b` row-major and `c` written through (rsc, csc)
 /// without being read (it is the uninitialised output).
 #[allow(clippy::too_many_arguments)]
 unsafe fn block_product<T: Element>(m: usize, k: usize, n: usize, a: *const T, b: *const T, c: *mut T, rsc: isize, csc: isize) {
-    gemm::gemm(m, n, k, c, csc, rsc, false, a, 1, k as isize, b, 1, n as isize, T::default(), T::ONE, false, false, false, gemm::Parallelism::None)
+    gemm::gemm(m, n, k, c, csc, rsc, false, a, 1, k as isize, b, 1, n as isize, T::ZERO, T::ONE, false, false, false, gemm::Parallelism::None)
 }
 
 fn unravel(mut i: usize, shape: &[usize], out: &mut [usize]) {

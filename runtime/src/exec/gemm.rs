@@ -59,7 +59,8 @@ unsafe fn block(d: &DotKernel, a: Ptr, b: Ptr, c: Ptr, bi: usize, mi: usize, row
     }
 }
 
-trait Element: Copy + 'static {
+/// The element types the GEMM kernels (dot_general and convolution) run on.
+pub(super) trait Element: Copy + Default + Send + Sync + 'static {
     const ZERO: Self;
     const ONE: Self;
 }
