@@ -327,8 +327,6 @@ mod tests {
             .into_raw()
     }
 
-    /// Calls Execute on one device with arguments `list`; returns the raw output buffer and
-    /// completion event handles (the caller owns them).
     /// A client with the donate program loaded, and its first argument `x` (f32[8]) as a buffer whose
     /// contents are still to come: the promise fulfils it.
     #[allow(clippy::type_complexity)]
@@ -341,6 +339,8 @@ mod tests {
         (state, loaded, ty, x_promise, x)
     }
 
+    /// Calls Execute on one device with arguments `list`; returns the raw output buffer and
+    /// completion event handles (the caller owns them).
     fn execute_raw(
         loaded: *mut PJRT_LoadedExecutable,
         list: [*mut PJRT_Buffer; 2],

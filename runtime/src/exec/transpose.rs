@@ -23,15 +23,6 @@ pub struct Transposed {
     esize: usize,
 }
 
-/// Elements per tile side (its rows are at least a cache line of bytes).
-const fn tile(esize: usize) -> usize {
-    if esize >= 4 {
-        16
-    } else {
-        64 / esize
-    }
-}
-
 impl Transposed {
     /// The tiled form of a copy of `(offset, strides)` over output `shape`, when the output's
     /// last axis is strided in the input and an earlier axis is contiguous there.
@@ -54,19 +45,22 @@ impl Transposed {
     /// `input` must hold every element the strides reach from the offset; `out` must hold the
     /// output's elements and not overlap the input.
     pub unsafe fn run(&self, input: Ptr, out: Ptr, workers: &Workers) {
-        let t = tile(self.esize);
+        // Tiles of at least a cache line of bytes per row.
+        match self.esize {
+            1 => self.run_typed::<u8, 64>(input, out, workers),
+            2 => self.run_typed::<u16, 32>(input, out, workers),
+            4 => self.run_typed::<u32, 16>(input, out, workers),
+            _ => self.run_typed::<u64, 16>(input, out, workers),
+        }
+    }
+
+    unsafe fn run_typed<T: Copy + Default, const TILE: usize>(&self, input: Ptr, out: Ptr, workers: &Workers) {
         let a = self.shape.len() - 1;
-        let blocks = self.shape[self.b].div_ceil(t);
+        let blocks = self.shape[self.b].div_ceil(TILE);
         let outer: usize = self.shape[..a].iter().enumerate().filter(|&(d, _)| d != self.b).map(|(_, &n)| n).product();
-        let cost = t * self.shape[a];
-        workers.for_ranges(outer * blocks, 1, cost, &|units| {
+        workers.for_ranges(outer * blocks, 1, TILE * self.shape[a], &|units| {
             for u in units {
-                match self.esize {
-                    1 => self.band::<u8, 64>(input, out, u / blocks, u % blocks),
-                    2 => self.band::<u16, 32>(input, out, u / blocks, u % blocks),
-                    4 => self.band::<u32, 16>(input, out, u / blocks, u % blocks),
-                    _ => self.band::<u64, 16>(input, out, u / blocks, u % blocks),
-                }
+                self.band::<T, TILE>(input, out, u / blocks, u % blocks);
             }
         });
     }
