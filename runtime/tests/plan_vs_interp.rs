@@ -544,6 +544,62 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// exp, tanh and logistic followed by one or two adds, subtractions or multiplications in the
+    /// same kernel (run in the function's loop on AVX-512): against constants, broadcast scalars,
+    /// per-row values (uniform only within a row), the function's own argument and another input,
+    /// on either side; with or without a prologue, and with an intermediate also returned (then
+    /// the ops are not folded into the function).
+    #[test]
+    fn functions_with_epilogues(
+        rows in 1i64..4,
+        cols in prop_oneof![1i64..5, 250i64..262, CH - 6..CH + 6],
+        func in 0u8..3,
+        prologue in any::<bool>(),
+        first in 0u8..8,
+        second in prop::option::of(0u8..8),
+        shared in any::<bool>(),
+        seed in any::<u64>(),
+    ) {
+        let t = ty(&[rows, cols], E::F32);
+        let mut b = FnBuilder::new("main");
+        let x = b.param(t.clone());
+        let z = b.param(t.clone());
+        let s = b.param(ty(&[], E::F32));
+        let r = b.param(ty(&[rows], E::F32));
+        let sb = b.op(OpKind::BroadcastInDim { broadcast_dimensions: vec![] }, &[s], t.clone());
+        let rb = b.op(OpKind::BroadcastInDim { broadcast_dimensions: vec![0] }, &[r], t.clone());
+        let k = scalar_const(&mut b, E::F32, 1.5f32.to_le_bytes().to_vec());
+        let kb = b.op(OpKind::BroadcastInDim { broadcast_dimensions: vec![] }, &[k], t.clone());
+        let arg = if prologue { b.op(OpKind::Binary(BinaryOp::Multiply), &[x, kb], t.clone()) } else { x };
+        let f = [UnaryOp::Exponential, UnaryOp::Tanh, UnaryOp::Logistic][func as usize];
+        let y = b.op(OpKind::Unary(f), &[arg], t.clone());
+        let apply = |b: &mut FnBuilder, cur: ValueId, code: u8| {
+            let (op, lhs, rhs) = match code {
+                0 => (BinaryOp::Multiply, cur, x),
+                1 => (BinaryOp::Add, z, cur),
+                2 => (BinaryOp::Subtract, cur, kb),
+                3 => (BinaryOp::Subtract, rb, cur),
+                4 => (BinaryOp::Multiply, sb, cur),
+                5 => (BinaryOp::Subtract, cur, z),
+                6 => (BinaryOp::Add, cur, rb),
+                _ => (BinaryOp::Subtract, sb, cur),
+            };
+            b.op(OpKind::Binary(op), &[lhs, rhs], t.clone())
+        };
+        let mut a = apply(&mut b, y, first);
+        let middle = a;
+        if let Some(code) = second {
+            a = apply(&mut b, a, code);
+        }
+        let results = if shared { vec![a, middle] } else { vec![a] };
+        let func = b.finish(&results);
+        same_everywhere(&module(vec![func]), seed)?;
+    }
+}
+
 fn int_const(b: &mut FnBuilder, elem: E, v: i64) -> ValueId {
     scalar_const(b, elem, v.to_le_bytes()[..elem.byte_size()].to_vec())
 }

@@ -1,6 +1,66 @@
 //! Vectorisable exp/tanh/logistic for f32 kernels in f32 arithmetic (16 lanes with AVX-512), a few
 //! ulp from the correctly rounded results the interpreter computes through f64. f64 kernels use the
 //! standard library.
+//!
+//! Each function is written once over [`Lanes`]: on `f32` for loops the compiler vectorises, and on
+//! [`x16::F32x16`] (AVX-512 registers) for loops that apply more ops to the function's result in
+//! the same register (see `fused`'s epilogues). Both evaluate the same operations in the same
+//! order, so they give the same bits.
+
+/// The f32 arithmetic the functions are written in: one value, or one per lane of a register.
+pub trait Lanes: Copy {
+    fn splat(x: f32) -> Self;
+    fn add(self, o: Self) -> Self;
+    fn sub(self, o: Self) -> Self;
+    fn mul(self, o: Self) -> Self;
+    fn div(self, o: Self) -> Self;
+    fn neg(self) -> Self;
+    /// `self * b + c` rounded once.
+    fn fma(self, b: Self, c: Self) -> Self;
+    /// As `f32::clamp`: NaN and -0.0 pass through.
+    fn clamp(self, lo: f32, hi: f32) -> Self;
+    /// `2^n` for `t = n + ROUNDER_F` (n held in the low mantissa bits, as `exp_core` leaves it).
+    fn pow2_of_rounded(t: Self) -> Self;
+}
+
+impl Lanes for f32 {
+    #[inline(always)]
+    fn splat(x: f32) -> f32 {
+        x
+    }
+    #[inline(always)]
+    fn add(self, o: f32) -> f32 {
+        self + o
+    }
+    #[inline(always)]
+    fn sub(self, o: f32) -> f32 {
+        self - o
+    }
+    #[inline(always)]
+    fn mul(self, o: f32) -> f32 {
+        self * o
+    }
+    #[inline(always)]
+    fn div(self, o: f32) -> f32 {
+        self / o
+    }
+    #[inline(always)]
+    fn neg(self) -> f32 {
+        -self
+    }
+    #[inline(always)]
+    fn fma(self, b: f32, c: f32) -> f32 {
+        self.mul_add(b, c)
+    }
+    #[inline(always)]
+    fn clamp(self, lo: f32, hi: f32) -> f32 {
+        f32::clamp(self, lo, hi)
+    }
+    #[inline(always)]
+    fn pow2_of_rounded(t: f32) -> f32 {
+        f32::from_bits(t.to_bits().wrapping_add(127) << 23)
+    }
+}
 
 /// How a polynomial step `a * b + c` is computed: one fused multiply-add where the kernel is built
 /// for a CPU with FMA (half the operations, and one rounding instead of two), else a multiply and
@@ -8,7 +68,7 @@
 pub trait Madd {
     /// Whether `madd` rounds once (lets a function pick the evaluation that loses least).
     const FUSED: bool;
-    fn madd(a: f32, b: f32, c: f32) -> f32;
+    fn madd<V: Lanes>(a: V, b: V, c: V) -> V;
 }
 
 /// For kernels compiled with the `fma` target feature.
@@ -19,16 +79,16 @@ pub struct Separate;
 impl Madd for Fused {
     const FUSED: bool = true;
     #[inline(always)]
-    fn madd(a: f32, b: f32, c: f32) -> f32 {
-        a.mul_add(b, c)
+    fn madd<V: Lanes>(a: V, b: V, c: V) -> V {
+        a.fma(b, c)
     }
 }
 
 impl Madd for Separate {
     const FUSED: bool = false;
     #[inline(always)]
-    fn madd(a: f32, b: f32, c: f32) -> f32 {
-        a * b + c
+    fn madd<V: Lanes>(a: V, b: V, c: V) -> V {
+        a.mul(b).add(c)
     }
 }
 
@@ -42,20 +102,28 @@ const ROUNDER_F: f32 = 12_582_912.0;
 /// e^x in f32 arithmetic for x in [-87, 88.7] (so that 2^n is a normal number).
 #[inline(always)]
 fn exp_core_f32<M: Madd>(x: f32) -> f32 {
-    let t = M::madd(x, LOG2E_F, ROUNDER_F);
-    let n = t - ROUNDER_F;
-    let r = M::madd(n, -LN2_LO_F, M::madd(n, -LN2_HI_F, x));
+    exp_core::<f32, M>(x)
+}
+
+/// [`exp_core_f32`] on any [`Lanes`].
+#[inline(always)]
+pub fn exp_core<V: Lanes, M: Madd>(x: V) -> V {
+    let k = V::splat;
+    let t = M::madd(x, k(LOG2E_F), k(ROUNDER_F));
+    let n = t.sub(k(ROUNDER_F));
+    let r = M::madd(n, k(-LN2_LO_F), M::madd(n, k(-LN2_HI_F), x));
     // Taylor series to degree 7 on |r| <= ln2/2: truncation error about 0.1 ulp.
-    let mut p: f32 = 1.0 / 5040.0;
-    p = M::madd(p, r, 1.0 / 720.0);
-    p = M::madd(p, r, 1.0 / 120.0);
-    p = M::madd(p, r, 1.0 / 24.0);
-    p = M::madd(p, r, 1.0 / 6.0);
-    p = M::madd(p, r, 0.5);
-    p = M::madd(p, r, 1.0);
-    p = M::madd(p, r, 1.0);
-    let scale = f32::from_bits(t.to_bits().wrapping_add(127) << 23);
-    p * scale
+    let mut p = k(1.0 / 5040.0);
+    for c in [1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5, 1.0, 1.0] {
+        p = M::madd(p, r, k(c));
+    }
+    p.mul(V::pow2_of_rounded(t))
+}
+
+/// 1 / (1 + e^-x) for x in [-88, 86], where e^-x needs only [`exp_core`].
+#[inline(always)]
+pub fn logistic_core<V: Lanes, M: Madd>(x: V) -> V {
+    V::splat(1.0).div(V::splat(1.0).add(exp_core::<V, M>(x.neg())))
 }
 
 /// e^x in f32 arithmetic, within a few ulp of the correctly rounded result (subnormal results
@@ -120,7 +188,7 @@ pub fn logistic_slice_f32<M: Madd>(a: &[f32], o: &mut [f32]) {
 pub fn logistic_map_slice_f32<M: Madd>(a: &[f32], o: &mut [f32], pre: impl Fn(f32) -> f32 + Copy) {
     if all_within_map(a, pre, -88.0, 86.0) {
         for (o, &x) in o.iter_mut().zip(a) {
-            *o = 1.0 / (1.0 + exp_core_f32::<M>(-pre(x)));
+            *o = logistic_core::<f32, M>(pre(x));
         }
     } else {
         for (o, &x) in o.iter_mut().zip(a) {
@@ -154,30 +222,221 @@ const TANH_Q3: f32 = 2.462_235_4e-6;
 /// accumulates 5-6 ulp from its longer polynomials. About 13 vector operations and one division.
 #[inline(always)]
 pub fn tanh_f32<M: Madd>(x: f32) -> f32 {
+    tanh::<f32, M>(x)
+}
+
+/// [`tanh_f32`] on any [`Lanes`].
+#[inline(always)]
+pub fn tanh<V: Lanes, M: Madd>(x: V) -> V {
+    let k = V::splat;
     // clamp keeps NaN (and -0.0), and then every operation propagates it.
     let x = x.clamp(-TANH_CLAMP, TANH_CLAMP);
-    let s = x * x;
+    let s = x.mul(x);
     // A = x P(s) written as x + (x s)(P1 + P2 s): one rounding near zero, and exactly x when x s
     // vanishes against x.
-    let a = M::madd(x * s, M::madd(TANH_P2, s, TANH_P1), x);
-    let q_rest = M::madd(M::madd(TANH_Q3, s, TANH_Q2), s, TANH_Q1);
-    let q = M::madd(q_rest, s, 2.0);
+    let a = M::madd(x.mul(s), M::madd(k(TANH_P2), s, k(TANH_P1)), x);
+    let q_rest = M::madd(M::madd(k(TANH_Q3), s, k(TANH_Q2)), s, k(TANH_Q1));
+    let q = M::madd(q_rest, s, k(2.0));
     let den = if M::FUSED {
-        M::madd(q, q, a * a)
+        M::madd(q, q, a.mul(a))
     } else {
         // Q^2 as 4 + v (v + 4) from v = Q - 2 before Q is rounded: without a fused multiply-add,
         // squaring the rounded Q would add the rounding of a number near 4, which cost an ulp
         // (5 in the worst case) for small x.
-        let v = q_rest * s;
-        ((v + 4.0) * v + a * a) + 4.0
+        let v = q_rest.mul(s);
+        v.add(k(4.0)).mul(v).add(a.mul(a)).add(k(4.0))
     };
-    (a + a) * q / den
+    a.add(a).mul(q).div(den)
 }
 
 /// 1 / (1 + e^-x) in f32 arithmetic.
 #[inline(always)]
 pub fn logistic_f32<M: Madd>(x: f32) -> f32 {
     1.0 / (1.0 + exp_f32::<M>(-x))
+}
+
+/// The functions over AVX-512 registers, with ops on their results in the same loop.
+#[cfg(target_arch = "x86_64")]
+pub mod x16 {
+    use super::{exp_core, exp_f32, logistic_core, logistic_f32, tanh, Fused, Lanes};
+    use apu_compiler::ir::UnaryOp as U;
+    use std::arch::x86_64::*;
+
+    /// Sixteen f32 lanes. Only code compiled for AVX-512 (the `avx512` kernels of `fused`) may
+    /// make one: every method is an AVX-512 instruction.
+    #[derive(Clone, Copy)]
+    pub struct F32x16(__m512);
+
+    impl Lanes for F32x16 {
+        #[inline(always)]
+        fn splat(x: f32) -> F32x16 {
+            // SAFETY (here and below): values of this type exist only on CPUs with AVX-512.
+            F32x16(unsafe { _mm512_set1_ps(x) })
+        }
+        #[inline(always)]
+        fn add(self, o: F32x16) -> F32x16 {
+            F32x16(unsafe { _mm512_add_ps(self.0, o.0) })
+        }
+        #[inline(always)]
+        fn sub(self, o: F32x16) -> F32x16 {
+            F32x16(unsafe { _mm512_sub_ps(self.0, o.0) })
+        }
+        #[inline(always)]
+        fn mul(self, o: F32x16) -> F32x16 {
+            F32x16(unsafe { _mm512_mul_ps(self.0, o.0) })
+        }
+        #[inline(always)]
+        fn div(self, o: F32x16) -> F32x16 {
+            F32x16(unsafe { _mm512_div_ps(self.0, o.0) })
+        }
+        #[inline(always)]
+        fn neg(self) -> F32x16 {
+            F32x16(unsafe { _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(self.0), _mm512_set1_epi32(i32::MIN))) })
+        }
+        #[inline(always)]
+        fn fma(self, b: F32x16, c: F32x16) -> F32x16 {
+            F32x16(unsafe { _mm512_fmadd_ps(self.0, b.0, c.0) })
+        }
+        #[inline(always)]
+        fn clamp(self, lo: f32, hi: f32) -> F32x16 {
+            // max(a, b) is `a > b ? a : b` and min(a, b) `a < b ? a : b`: with the bound first, a
+            // NaN or a zero of either sign in `self` is what comes back, as with f32::clamp.
+            F32x16(unsafe { _mm512_min_ps(_mm512_set1_ps(hi), _mm512_max_ps(_mm512_set1_ps(lo), self.0)) })
+        }
+        #[inline(always)]
+        fn pow2_of_rounded(t: F32x16) -> F32x16 {
+            F32x16(unsafe { _mm512_castsi512_ps(_mm512_slli_epi32::<23>(_mm512_add_epi32(_mm512_castps_si512(t.0), _mm512_set1_epi32(127)))) })
+        }
+    }
+
+    impl F32x16 {
+        /// Lanes of `mask` from `p` (the others 0.0).
+        ///
+        /// # Safety
+        /// The masked lanes of `p` must be readable.
+        #[inline(always)]
+        unsafe fn load(p: *const f32, mask: u16) -> F32x16 {
+            F32x16(_mm512_maskz_loadu_ps(mask, p))
+        }
+        /// # Safety
+        /// The masked lanes of `p` must be writable.
+        #[inline(always)]
+        unsafe fn store(self, p: *mut f32, mask: u16) {
+            _mm512_mask_storeu_ps(p, mask, self.0)
+        }
+        /// The lanes of `mask` where `lo <= self <= hi` (not NaN).
+        #[inline(always)]
+        fn within(self, lo: f32, hi: f32, mask: u16) -> u16 {
+            unsafe { _mm512_mask_cmp_ps_mask::<_CMP_LE_OQ>(_mm512_mask_cmp_ps_mask::<_CMP_GE_OQ>(mask, self.0, _mm512_set1_ps(lo)), self.0, _mm512_set1_ps(hi)) }
+        }
+        /// `f` on every lane, one at a time.
+        #[inline(always)]
+        fn per_lane(self, f: impl Fn(f32) -> f32) -> F32x16 {
+            let mut v = [0.0f32; 16];
+            unsafe { _mm512_storeu_ps(v.as_mut_ptr(), self.0) };
+            for x in &mut v {
+                *x = f(*x);
+            }
+            F32x16(unsafe { _mm512_loadu_ps(v.as_ptr()) })
+        }
+    }
+
+    /// An op applied to a function's result in the function's loop.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub enum PostOp {
+        Add,
+        Multiply,
+        Subtract,
+    }
+
+    /// The op's other operand: a scalar, or a slice read at the lane's index.
+    #[derive(Clone, Copy, Debug)]
+    pub enum PostOperand<'a> {
+        Scalar(f32),
+        Vector(&'a [f32]),
+    }
+
+    /// One op after the function, its operands in the order the instruction it stands for takes
+    /// them (`result_left`: the running result is the left one).
+    #[derive(Clone, Copy, Debug)]
+    pub struct Post<'a> {
+        pub op: PostOp,
+        pub result_left: bool,
+        pub operand: PostOperand<'a>,
+    }
+
+    #[inline(always)]
+    fn apply(op: PostOp, l: F32x16, r: F32x16) -> F32x16 {
+        match op {
+            PostOp::Add => l.add(r),
+            PostOp::Multiply => l.mul(r),
+            PostOp::Subtract => l.sub(r),
+        }
+    }
+
+    /// `o[i] = posts(f(pre(a[i])))` for `f` one of exp, tanh and logistic, 16 lanes at a time,
+    /// with the same results as the f32 forms one instruction at a time (`exp_map_slice_f32`,
+    /// `tanh_f32`, `logistic_map_slice_f32`, then each post as its own loop): the same operations
+    /// on the same values, without storing and reloading the values in between.
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512 (F, DQ, VL); every `Vector` post's slice must be `a.len()` long.
+    #[inline(always)]
+    pub unsafe fn function_with_posts(f: U, a: &[f32], o: &mut [f32], pre: impl Fn(F32x16) -> F32x16, posts: &[Post]) {
+        // One loop per function (a match inside the loop would run on every register).
+        match f {
+            U::Tanh => map_with_posts(a, o, #[inline(always)] |x, _| tanh::<F32x16, Fused>(pre(x)), posts),
+            // Outside the core's range (rare): the general function, lane by lane.
+            U::Exponential => map_with_posts(
+                a,
+                o,
+                #[inline(always)]
+                |x, mask| {
+                    let x = pre(x);
+                    if x.within(-86.0, 88.0, mask) == mask {
+                        exp_core::<F32x16, Fused>(x)
+                    } else {
+                        x.per_lane(exp_f32::<Fused>)
+                    }
+                },
+                posts,
+            ),
+            _ => map_with_posts(
+                a,
+                o,
+                #[inline(always)]
+                |x, mask| {
+                    let x = pre(x);
+                    if x.within(-88.0, 86.0, mask) == mask {
+                        logistic_core::<F32x16, Fused>(x)
+                    } else {
+                        x.per_lane(logistic_f32::<Fused>)
+                    }
+                },
+                posts,
+            ),
+        }
+    }
+
+    /// `o[i] = posts(f(a[i]))`, `f` given the register and its mask of lanes in range.
+    #[inline(always)]
+    unsafe fn map_with_posts(a: &[f32], o: &mut [f32], f: impl Fn(F32x16, u16) -> F32x16, posts: &[Post]) {
+        let n = a.len().min(o.len());
+        let mut i = 0;
+        while i < n {
+            let mask = if n - i >= 16 { u16::MAX } else { (1u16 << (n - i)) - 1 };
+            let mut y = f(F32x16::load(a.as_ptr().add(i), mask), mask);
+            for p in posts {
+                let v = match p.operand {
+                    PostOperand::Scalar(k) => F32x16::splat(k),
+                    PostOperand::Vector(v) => F32x16::load(v.as_ptr().add(i), mask),
+                };
+                y = if p.result_left { apply(p.op, y, v) } else { apply(p.op, v, y) };
+            }
+            y.store(o.as_mut_ptr().add(i), mask);
+            i += 16;
+        }
+    }
 }
 
 #[cfg(test)]

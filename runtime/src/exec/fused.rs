@@ -2,7 +2,7 @@
 //! kernel's flat index space, CHUNK elements at a time, so that every intermediate stays in L1 and
 //! each instruction is a tight loop over a small array the compiler can vectorise.
 
-use super::fastmath;
+use super::fastmath::{self, Lanes};
 use apu_compiler::ir::{BinaryOp as B, ComparisonDirection as D, ComparisonType, ElementType as E, UnaryOp as U};
 use apu_compiler::plan::{Expr, Instr, KScalar};
 use apu_compiler::{Error, Result};
@@ -484,24 +484,88 @@ fn prologues(expr: &Expr, scalar_ops: &[Option<ScalarBinary>]) -> (Vec<Option<Pr
     (prologue, absorbed)
 }
 
-/// Runs `$body` with `$p` bound to the closure of scalar op `$op` against `$k` (`$left`: `k op x`).
+/// Adds, subtractions and multiplications after an f32 exp, tanh or logistic, applied to the
+/// function's result in the function's own loop before it is stored (`tanh(x * 2 + 1) * x - 3`,
+/// `x * logistic(x)`): one or two ops, each against a scalar uniform over the chunk or a value read
+/// at the same index (a contiguous load or a register computed before). The last op carries the
+/// epilogue; the function and the op between are absorbed (they run on their own only over a chunk
+/// where the epilogue cannot: a per-row scalar not uniform over it, or a CPU without AVX-512).
+#[derive(Clone, Copy, Debug)]
+struct Epilogue {
+    /// The function instruction.
+    func: usize,
+    /// The op between the function and the instruction carrying the epilogue, if there are two.
+    between: Option<usize>,
+}
+
+/// The epilogue each instruction carries; marks the instructions absorbed into one.
+fn epilogues(expr: &Expr, steps: &[Step], scalar_ops: &[Option<ScalarBinary>], absorbed: &mut [bool]) -> Vec<Option<Epilogue>> {
+    let n = expr.instrs.len();
+    let mut users = vec![Vec::new(); n];
+    for (i, ins) in expr.instrs.iter().enumerate() {
+        for r in operands(ins) {
+            users[r].push(i);
+        }
+    }
+    // The only user of `r`, if it can be a post of a value flowing from `r`.
+    let post_of = |r: usize, absorbed: &[bool]| -> Option<usize> {
+        let &[j] = users[r].as_slice() else { return None };
+        let Instr::Binary(op, a, b) = expr.instrs[j] else { return None };
+        if r == n - 1 || absorbed[j] || expr.elems[j] != E::F32 || !matches!(op, B::Add | B::Subtract | B::Multiply) || a == b {
+            return None;
+        }
+        let other = if a == r { b } else { a };
+        let ok = match scalar_ops[j] {
+            Some(sb) => sb.vector == r,
+            None => !absorbed[other] && matches!(steps[other], Step::Load { .. } | Step::Other),
+        };
+        ok.then_some(j)
+    };
+    let mut epilogue = vec![None; n];
+    for f in 0..n {
+        let Instr::Unary(op, _) = expr.instrs[f] else { continue };
+        if expr.elems[f] != E::F32 || !prologue_function(op) {
+            continue;
+        }
+        let Some(j) = post_of(f, absorbed) else { continue };
+        absorbed[f] = true;
+        match post_of(j, absorbed) {
+            Some(k) => {
+                absorbed[j] = true;
+                epilogue[k] = Some(Epilogue { func: f, between: Some(j) });
+            }
+            None => epilogue[j] = Some(Epilogue { func: f, between: None }),
+        }
+    }
+    epilogue
+}
+
+/// Its argument: a place where a closure may carry `#[inline(always)]`, which kernels compiled for
+/// a vector extension need (a closure not inlined into them runs without it).
+#[inline(always)]
+fn inlined<F>(f: F) -> F {
+    f
+}
+
+/// Runs `$body` with `$p` bound to the closure of scalar op `$op` against `$k` (`$left`: `k op x`)
+/// on values of type `$t` (`f32`, or a register of lanes).
 macro_rules! with_scalar_op {
-    ($op:expr, $k:expr, $left:expr, |$p:ident| $body:expr) => {
+    ($t:ty, $op:expr, $k:expr, $left:expr, |$p:ident| $body:expr) => {
         match ($op, $left) {
             (B::Add, _) => {
-                let $p = move |x: f32| x + $k;
+                let $p = inlined(#[inline(always)] move |x: $t| x.add(<$t as Lanes>::splat($k)));
                 $body
             }
             (B::Multiply, _) => {
-                let $p = move |x: f32| x * $k;
+                let $p = inlined(#[inline(always)] move |x: $t| x.mul(<$t as Lanes>::splat($k)));
                 $body
             }
             (B::Subtract, false) => {
-                let $p = move |x: f32| x - $k;
+                let $p = inlined(#[inline(always)] move |x: $t| x.sub(<$t as Lanes>::splat($k)));
                 $body
             }
             (B::Subtract, true) => {
-                let $p = move |x: f32| $k - x;
+                let $p = inlined(#[inline(always)] move |x: $t| <$t as Lanes>::splat($k).sub(x));
                 $body
             }
             _ => false,
@@ -537,8 +601,10 @@ pub struct Compiled {
     run_list: Vec<u32>,
     /// Per instruction: the scalar ops computing its operand in its own loop (see [`Prologue`]).
     prologue: Vec<Option<Prologue>>,
-    /// Per instruction: whether it is part of a later instruction's prologue (it then runs only
-    /// when that prologue cannot, over a chunk where its scalar operand is not uniform).
+    /// Per instruction: the function and ops it stands for in one loop (see [`Epilogue`]).
+    epilogue: Vec<Option<Epilogue>>,
+    /// Per instruction: whether it is part of a later instruction's prologue or epilogue (it then
+    /// runs only when that cannot, over a chunk where a scalar operand is not uniform).
     absorbed: Vec<bool>,
     /// Where chunks end besides every CHUNK elements: at the ends of rows this long (see
     /// [`MIN_ROW_CUT`]), or nowhere.
@@ -553,6 +619,11 @@ pub struct Compiled {
 
 impl Compiled {
     pub fn new(expr: &Expr, shape: &[i64], num_inputs: usize) -> Result<Compiled> {
+        Compiled::build(expr, shape, num_inputs, true)
+    }
+
+    /// `epilogues`: whether ops after a function may run in its loop (off only to test them).
+    fn build(expr: &Expr, shape: &[i64], num_inputs: usize, epilogues_on: bool) -> Result<Compiled> {
         let shape_u: Vec<usize> = shape.iter().map(|&d| d.max(0) as usize).collect();
         let mut input_elems = vec![E::Pred; num_inputs];
         let mut steps = Vec::with_capacity(expr.instrs.len());
@@ -601,7 +672,8 @@ impl Compiled {
             })
             .map(|i| i as u32)
             .collect();
-        let (prologue, absorbed) = prologues(expr, &scalar_ops);
+        let (prologue, mut absorbed) = prologues(expr, &scalar_ops);
+        let epilogue = if epilogues_on { epilogues(expr, &steps, &scalar_ops, &mut absorbed) } else { vec![None; steps.len()] };
         let row_cut = (0..steps.len())
             .filter_map(|r| match steps[r] {
                 Step::Load { access: Access::PerRow { inner, .. }, .. } if scalar_ops.iter().flatten().any(|sb| sb.uniform == r) => Some(inner),
@@ -614,7 +686,7 @@ impl Compiled {
             [Step::Load { input: 0, access: Access::Strided { offset, strides } }] => super::transpose::Transposed::new(&shape_u, strides, *offset, expr.elems[0].byte_size()),
             _ => None,
         };
-        Ok(Compiled { expr: expr.clone(), steps, scalar_ops, only_scalar_users, shape: shape_u, run_list, prologue, absorbed, row_cut, input_elems, scalar, transposed })
+        Ok(Compiled { expr: expr.clone(), steps, scalar_ops, only_scalar_users, shape: shape_u, run_list, prologue, epilogue, absorbed, row_cut, input_elems, scalar, transposed })
     }
 
     /// `(input, offset)` when the whole expression is one contiguous load (`x[offset + i]`): a
@@ -710,22 +782,23 @@ impl Compiled {
         }
     }
 
-    /// Instruction `i` of a chunk (see [`Compiled::eval_to`]).
+    /// Instruction `i` of a chunk (see [`Compiled::eval_to`]); `WIDE`: compiled for AVX-512.
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
-    unsafe fn eval_step<M: fastmath::Madd>(&self, i: usize, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf], consts_ready: bool, out: *mut u8) {
+    unsafe fn eval_step<M: fastmath::Madd, const WIDE: bool>(&self, i: usize, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf], consts_ready: bool, out: *mut u8) {
         let last = self.steps.len() - 1;
-        if let Some(p) = self.prologue[i] {
-            let dst = if i == last && !out.is_null() { out } else { std::ptr::null_mut() };
-            if self.with_prologue::<M>(i, p, regs, inputs, start, len, dst) {
+        let to = if i == last { out } else { std::ptr::null_mut() };
+        if let Some(e) = self.epilogue[i] {
+            #[cfg(target_arch = "x86_64")]
+            if WIDE && self.with_epilogue(i, e, regs, inputs, start, len, to) {
                 return;
             }
-            // An operand not uniform over this chunk: the absorbed ops run first, as usual.
-            for j in p.ops.into_iter().flatten() {
+            // The absorbed instructions first, each in its own loop.
+            self.computed::<M>(e.func, regs, inputs, start, len, std::ptr::null_mut());
+            if let Some(j) = e.between {
                 self.scalar_or_general::<M>(j, regs, inputs, start, len, std::ptr::null_mut());
             }
         }
-        let to = if i == last { out } else { std::ptr::null_mut() };
         match &self.steps[i] {
             // Registers read only in scalar form are not filled when uniform over the chunk
             // (per-row values: when the chunk lies within one row).
@@ -735,7 +808,101 @@ impl Compiled {
             // Only `len` lanes: a scalar kernel in a loop would otherwise fill a whole chunk
             // per constant per call.
             Step::Const(k) => fill_const(*k, self.dst(i, &mut regs[i], to, len), len),
-            Step::Other => self.scalar_or_general::<M>(i, regs, inputs, start, len, to),
+            Step::Other => self.computed::<M>(i, regs, inputs, start, len, to),
+        }
+    }
+
+    /// Computed instruction `i` into its register, or into `to` if not null: with its prologue in
+    /// one loop when it has one that this chunk allows.
+    #[inline(always)]
+    unsafe fn computed<M: fastmath::Madd>(&self, i: usize, regs: &mut [Buf], inputs: &[*const u8], start: usize, len: usize, to: *mut u8) {
+        if let Some(p) = self.prologue[i] {
+            if self.with_prologue::<M>(i, p, regs, inputs, start, len, to) {
+                return;
+            }
+            // An operand not uniform over this chunk: the absorbed ops run first, as usual.
+            for j in p.ops.into_iter().flatten() {
+                self.scalar_or_general::<M>(j, regs, inputs, start, len, std::ptr::null_mut());
+            }
+        }
+        self.scalar_or_general::<M>(i, regs, inputs, start, len, to)
+    }
+
+    /// Instruction `i` with the epilogue it carries (and the function's prologue) in one loop over
+    /// AVX-512 registers, if every scalar operand is uniform over the chunk (else false, and
+    /// nothing is written).
+    ///
+    /// # Safety
+    /// As [`Compiled::eval_to`], on a CPU with AVX-512.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn with_epilogue(&self, i: usize, e: Epilogue, regs: &mut [Buf], inputs: &[*const u8], start: usize, len: usize, out: *mut u8) -> bool {
+        use fastmath::x16::{function_with_posts, F32x16, Post, PostOp, PostOperand};
+        let Instr::Unary(op, operand) = self.expr.instrs[e.func] else { return false };
+        let (src, first, second) = match self.prologue[e.func] {
+            Some(p) => match (self.prologue_operand(p.ops[0], inputs, start, len), self.prologue_operand(p.ops[1], inputs, start, len)) {
+                (Some(first), Some(second)) => (p.src, first, second),
+                _ => return false,
+            },
+            None => (operand, None, None),
+        };
+        let (lo, hi) = regs.split_at_mut(i);
+        let mut posts = [Post { op: PostOp::Add, result_left: true, operand: PostOperand::Scalar(0.0) }; 2];
+        let mut count = 0;
+        let mut flowing = e.func;
+        for j in [e.between, Some(i)].into_iter().flatten() {
+            let Instr::Binary(bop, a, b) = self.expr.instrs[j] else { return false };
+            let op = match bop {
+                B::Add => PostOp::Add,
+                B::Multiply => PostOp::Multiply,
+                B::Subtract => PostOp::Subtract,
+                _ => return false,
+            };
+            posts[count] = match self.scalar_ops[j] {
+                Some(sb) => {
+                    let Some(k) = self.uniform(sb.uniform, inputs, start, len) else { return false };
+                    // As `binary_scalar_f32`: the scalar on the right but for `k - x`.
+                    Post { op, result_left: op != PostOp::Subtract || !sb.uniform_left, operand: PostOperand::Scalar(k) }
+                }
+                None => {
+                    let other = if a == flowing { b } else { a };
+                    let v = self.f32_operand(other, lo, inputs, start, len);
+                    if v.len() != len {
+                        return false;
+                    }
+                    Post { op, result_left: a == flowing, operand: PostOperand::Vector(v) }
+                }
+            };
+            count += 1;
+            flowing = j;
+        }
+        let posts = &posts[..count];
+        let a = self.f32_operand(src, lo, inputs, start, len);
+        let o: &mut [f32] = if out.is_null() {
+            match &mut hi[0] {
+                Buf::F32(v) => &mut v[..len],
+                _ => return false,
+            }
+        } else {
+            std::slice::from_raw_parts_mut(out as *mut f32, len)
+        };
+        if a.len() != len {
+            return false;
+        }
+        // The prologue as a closure on registers, monomorphised into the loop like the f32 one.
+        macro_rules! run {
+            ($pre:expr) => {{
+                function_with_posts(op, a, o, $pre, posts);
+                true
+            }};
+        }
+        match (first, second) {
+            (None, _) => run!(#[inline(always)] |x: F32x16| x),
+            (Some((s0, k0)), None) => with_scalar_op!(F32x16, s0.op, k0, s0.uniform_left, |p0| run!(p0)),
+            (Some((s0, k0)), Some((s1, k1))) => {
+                with_scalar_op!(F32x16, s0.op, k0, s0.uniform_left, |p0| with_scalar_op!(F32x16, s1.op, k1, s1.uniform_left, |p1| run!(#[inline(always)] move |x| p1(p0(x)))))
+            }
         }
     }
 
@@ -838,9 +1005,9 @@ impl Compiled {
         if a.len() != len {
             return false;
         }
-        with_scalar_op!(s0.op, k0, s0.uniform_left, |p0| match second {
+        with_scalar_op!(f32, s0.op, k0, s0.uniform_left, |p0| match second {
             None => unary_with_prologue::<M>(op, a, o, p0),
-            Some((s1, k1)) => with_scalar_op!(s1.op, k1, s1.uniform_left, |p1| unary_with_prologue::<M>(op, a, o, #[inline(always)] move |x| p1(p0(x)))),
+            Some((s1, k1)) => with_scalar_op!(f32, s1.op, k1, s1.uniform_left, |p1| unary_with_prologue::<M>(op, a, o, #[inline(always)] move |x| p1(p0(x)))),
         })
     }
 
@@ -863,13 +1030,13 @@ type StepFn = unsafe fn(&Compiled, usize, &[*const u8], usize, usize, &mut [Buf]
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma,bmi2")]
 unsafe fn step_avx512(ex: &Compiled, i: usize, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf], consts_ready: bool, out: *mut u8) {
-    ex.eval_step::<fastmath::Fused>(i, inputs, start, len, regs, consts_ready, out)
+    ex.eval_step::<fastmath::Fused, true>(i, inputs, start, len, regs, consts_ready, out)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
 unsafe fn step_avx2(ex: &Compiled, i: usize, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf], consts_ready: bool, out: *mut u8) {
-    ex.eval_step::<fastmath::Fused>(i, inputs, start, len, regs, consts_ready, out)
+    ex.eval_step::<fastmath::Fused, false>(i, inputs, start, len, regs, consts_ready, out)
 }
 
 #[cfg(not(target_arch = "x86_64"))]
@@ -884,7 +1051,7 @@ unsafe fn step_avx2(ex: &Compiled, i: usize, inputs: &[*const u8], start: usize,
 
 #[inline(never)]
 unsafe fn step_baseline(ex: &Compiled, i: usize, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf], consts_ready: bool, out: *mut u8) {
-    ex.eval_step::<fastmath::Separate>(i, inputs, start, len, regs, consts_ready, out)
+    ex.eval_step::<fastmath::Separate, false>(i, inputs, start, len, regs, consts_ready, out)
 }
 
 /// Evaluates flat indices `range` of the expression and stores them to `out` (`esize` bytes per
@@ -1410,7 +1577,80 @@ pub unsafe fn store(reg: &Buf, dst: *mut u8, len: usize) {
 
 #[cfg(test)]
 mod tests {
-    use super::RowDivider;
+    use super::{cpu_level, eval_store, Compiled, CpuLevel, RowDivider};
+    use apu_compiler::ir::{BinaryOp as B, ElementType as E, UnaryOp as U};
+    use apu_compiler::plan::{Expr, Instr, KScalar, View};
+
+    /// Ops after exp, tanh and logistic run in the function's loop (on AVX-512) with the bits the
+    /// same instructions give one loop each (NaN for NaN): scalar and vector operands on either side, a per-row
+    /// operand over rows that end chunks (uniform) and rows that do not (the separate loops run),
+    /// prologues, arguments outside exp's core range, NaN, infinities and signed zeros, and chunk
+    /// lengths that are not a multiple of 16.
+    #[test]
+    fn epilogues_give_the_bits_of_one_loop_per_instruction() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let specials = [f32::NAN, -f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 0.0, -0.0, 60.0, -70.0, 1e-30];
+        let mut used = 0;
+        for (rows, cols) in [(3usize, 300usize), (5, 37), (1, 2051)] {
+            let n = rows * cols;
+            let mut random = |spread: f32| -> Vec<f32> {
+                (0..n).map(|i| if i % 97 < specials.len() { specials[i % 97] } else { ((next() >> 40) as f32 / (1u64 << 24) as f32 - 0.5) * spread }).collect()
+            };
+            let (x, y, r) = (random(12.0), random(4.0), random(3.0)[..rows].to_vec());
+            let shape = [rows as i64, cols as i64];
+            for func in [U::Exponential, U::Tanh, U::Logistic] {
+                // Posts: (op, operand, the running value on the left): operands 0 = x, 1 = the
+                // per-row value, 2 = the constant, 3 = y.
+                let posts: [&[(B, usize, bool)]; 7] = [
+                    &[(B::Multiply, 0, true)],
+                    &[(B::Multiply, 0, true), (B::Subtract, 2, true)],
+                    &[(B::Subtract, 1, false)],
+                    &[(B::Add, 3, false), (B::Subtract, 1, true)],
+                    &[(B::Subtract, 2, false), (B::Multiply, 0, false)],
+                    &[(B::Add, 1, true), (B::Subtract, 3, false)],
+                    &[(B::Multiply, 2, false)],
+                ];
+                for (prologue, posts) in [false, true].into_iter().flat_map(|p| posts.iter().map(move |q| (p, q))) {
+                    let mut e = Expr::default();
+                    e.push(Instr::Load { input: 0, view: View::identity(&shape) }, E::F32);
+                    e.push(Instr::Load { input: 1, view: View { offset: 0, strides: vec![1, 0] } }, E::F32);
+                    e.push(Instr::Const(KScalar::F32(2.0)), E::F32);
+                    e.push(Instr::Load { input: 2, view: View::identity(&shape) }, E::F32);
+                    let arg = if prologue { e.push(Instr::Binary(B::Multiply, 0, 2), E::F32) } else { 0 };
+                    let mut cur = e.push(Instr::Unary(func, arg), E::F32);
+                    for &(op, operand, left) in posts.iter() {
+                        let (a, b) = if left { (cur, operand) } else { (operand, cur) };
+                        cur = e.push(Instr::Binary(op, a, b), E::F32);
+                    }
+                    let fused = Compiled::new(&e, &shape, 3).unwrap();
+                    let separate = Compiled::build(&e, &shape, 3, false).unwrap();
+                    assert!(fused.epilogue.iter().any(Option::is_some), "{func:?} {posts:?}: no epilogue");
+                    used += 1;
+                    let inputs = [x.as_ptr() as *const u8, r.as_ptr() as *const u8, y.as_ptr() as *const u8];
+                    let (mut got, mut want) = (vec![0.0f32; n], vec![0.0f32; n]);
+                    // SAFETY: every input holds the elements its view reaches; outputs hold n.
+                    unsafe {
+                        eval_store(&fused, &inputs, got.as_mut_ptr() as *mut u8, 0..n, 4);
+                        eval_store(&separate, &inputs, want.as_mut_ptr() as *mut u8, 0..n, 4);
+                    }
+                    // NaN payloads are not kept by either (LLVM may swap the operands of an add).
+                    for k in 0..n {
+                        if got[k].is_nan() && want[k].is_nan() {
+                            continue;
+                        }
+                        assert_eq!(got[k].to_bits(), want[k].to_bits(), "{func:?} prologue {prologue} {posts:?} [{rows}x{cols}] at {k}: x = {}", x[k]);
+                    }
+                }
+            }
+        }
+        println!("{used} expressions with epilogues; kernels at AVX-512: {}", cpu_level() == CpuLevel::Avx512);
+    }
 
     #[test]
     fn row_divider_matches_integer_division() {
