@@ -386,35 +386,19 @@ pub mod x16 {
         // One loop per function (a match inside the loop would run on every register).
         match f {
             U::Tanh => map_with_posts(a, o, #[inline(always)] |x, _| tanh::<F32x16, Fused>(pre(x)), posts),
-            // Outside the core's range (rare): the general function, lane by lane.
-            U::Exponential => map_with_posts(
-                a,
-                o,
-                #[inline(always)]
-                |x, mask| {
-                    let x = pre(x);
-                    if x.within(-86.0, 88.0, mask) == mask {
-                        exp_core::<F32x16, Fused>(x)
-                    } else {
-                        x.per_lane(exp_f32::<Fused>)
-                    }
-                },
-                posts,
-            ),
-            _ => map_with_posts(
-                a,
-                o,
-                #[inline(always)]
-                |x, mask| {
-                    let x = pre(x);
-                    if x.within(-88.0, 86.0, mask) == mask {
-                        logistic_core::<F32x16, Fused>(x)
-                    } else {
-                        x.per_lane(logistic_f32::<Fused>)
-                    }
-                },
-                posts,
-            ),
+            U::Exponential => map_with_posts(a, o, #[inline(always)] |x, mask| core_or_lanes(pre(x), mask, -86.0, 88.0, #[inline(always)] |x| exp_core::<F32x16, Fused>(x), exp_f32::<Fused>), posts),
+            _ => map_with_posts(a, o, #[inline(always)] |x, mask| core_or_lanes(pre(x), mask, -88.0, 86.0, #[inline(always)] |x| logistic_core::<F32x16, Fused>(x), logistic_f32::<Fused>), posts),
+        }
+    }
+
+    /// `core(x)` when the lanes of `mask` are all in `[lo, hi]`, where it gives the general
+    /// function's results; else (rare) the general function lane by lane.
+    #[inline(always)]
+    fn core_or_lanes(x: F32x16, mask: u16, lo: f32, hi: f32, core: impl Fn(F32x16) -> F32x16, general: impl Fn(f32) -> f32) -> F32x16 {
+        if x.within(lo, hi, mask) == mask {
+            core(x)
+        } else {
+            x.per_lane(general)
         }
     }
 

@@ -540,6 +540,21 @@ fn epilogues(expr: &Expr, steps: &[Step], scalar_ops: &[Option<ScalarBinary>], a
     epilogue
 }
 
+/// Where an f32 instruction writes its `len` values: `out` if not null, else its register.
+///
+/// # Safety
+/// A non-null `out` must hold `len` f32 values that nothing else uses.
+#[inline(always)]
+unsafe fn f32_out<'a>(reg: &'a mut Buf, out: *mut u8, len: usize) -> Option<&'a mut [f32]> {
+    if !out.is_null() {
+        return Some(std::slice::from_raw_parts_mut(out as *mut f32, len));
+    }
+    match reg {
+        Buf::F32(v) => Some(&mut v[..len]),
+        _ => None,
+    }
+}
+
 /// Its argument: a place where a closure may carry `#[inline(always)]`, which kernels compiled for
 /// a vector extension need (a closure not inlined into them runs without it).
 #[inline(always)]
@@ -879,14 +894,7 @@ impl Compiled {
         }
         let posts = &posts[..count];
         let a = self.f32_operand(src, lo, inputs, start, len);
-        let o: &mut [f32] = if out.is_null() {
-            match &mut hi[0] {
-                Buf::F32(v) => &mut v[..len],
-                _ => return false,
-            }
-        } else {
-            std::slice::from_raw_parts_mut(out as *mut f32, len)
-        };
+        let Some(o) = f32_out(&mut hi[0], out, len) else { return false };
         if a.len() != len {
             return false;
         }
@@ -994,14 +1002,7 @@ impl Compiled {
         };
         let (lo, hi) = regs.split_at_mut(i);
         let a = self.f32_operand(p.src, lo, inputs, start, len);
-        let o: &mut [f32] = if out.is_null() {
-            match &mut hi[0] {
-                Buf::F32(v) => &mut v[..len],
-                _ => return false,
-            }
-        } else {
-            std::slice::from_raw_parts_mut(out as *mut f32, len)
-        };
+        let Some(o) = f32_out(&mut hi[0], out, len) else { return false };
         if a.len() != len {
             return false;
         }
