@@ -805,7 +805,7 @@ impl Compiled {
         let to = if i == last { out } else { std::ptr::null_mut() };
         if let Some(e) = self.epilogue[i] {
             #[cfg(target_arch = "x86_64")]
-            if WIDE && self.with_epilogue(i, e, regs, inputs, start, len, to) {
+            if WIDE && epilogue_avx512(self, i, e, regs, inputs, start, len, to) {
                 return;
             }
             // The absorbed instructions first, each in its own loop.
@@ -1032,6 +1032,16 @@ type StepFn = unsafe fn(&Compiled, usize, &[*const u8], usize, usize, &mut [Buf]
 #[target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma,bmi2")]
 unsafe fn step_avx512(ex: &Compiled, i: usize, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf], consts_ready: bool, out: *mut u8) {
     ex.eval_step::<fastmath::Fused, true>(i, inputs, start, len, regs, consts_ready, out)
+}
+
+/// [`Compiled::with_epilogue`] in a function of its own: inlined into the instruction functions, its
+/// many register temporaries made their stack frames (every instruction's) megabytes large in
+/// unoptimised builds, which overflowed a worker thread's stack.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma,bmi2")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn epilogue_avx512(ex: &Compiled, i: usize, e: Epilogue, regs: &mut [Buf], inputs: &[*const u8], start: usize, len: usize, out: *mut u8) -> bool {
+    ex.with_epilogue(i, e, regs, inputs, start, len, out)
 }
 
 #[cfg(target_arch = "x86_64")]
