@@ -353,3 +353,29 @@ proptest! {
         }
     }
 }
+
+/// Values a group writes and only it reads (softmax's max, exponential and sum) are its scratch
+/// values, kept per block; a result of the program (the softmax, or the exponential when it is
+/// returned too) is not.
+#[test]
+fn only_values_dead_after_the_group_are_scratch() {
+    use apu_compiler::plan::StepKind;
+    // (pattern, values returned from the group, whether a full-size value is scratch)
+    for (pattern, returned, full) in [(Pattern::Softmax, 1, true), (Pattern::SoftmaxWithExp, 2, false), (Pattern::LayerNorm, 2, true)] {
+        let m = program(pattern, &[8], &[300], E::F32, true);
+        let p = Program::compile_with(&m, &Options { threads: 1, min_parallel_work: usize::MAX, interpret: false, row_block_bytes: DEFAULT_ROW_BLOCK_BYTES }).unwrap();
+        let plan = p.plan().unwrap();
+        let groups: Vec<_> = plan.steps.iter().filter_map(|s| if let StepKind::Rows(g) = &s.kind { Some(g) } else { None }).collect();
+        assert_eq!(groups.len(), 1, "{pattern:?}: {}", plan.summary());
+        let g = groups[0];
+        let written: Vec<usize> = g.steps.iter().flat_map(|s| s.kind.writes()).collect();
+        let mut want: Vec<usize> = written.iter().copied().filter(|s| !plan.results.contains(s)).collect();
+        let mut got = g.scratch.clone();
+        want.sort();
+        got.sort();
+        assert_eq!(got, want, "{pattern:?}: written {written:?}, results {:?}", plan.results);
+        assert_eq!(written.len() - got.len(), returned, "{pattern:?}");
+        // Softmax's exponential, layer norm's centred input (returned, the exponential is not).
+        assert_eq!(got.iter().any(|&s| plan.slots[s].num_elements() == 8 * 300), full, "{pattern:?}: {got:?}");
+    }
+}

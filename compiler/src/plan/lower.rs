@@ -970,6 +970,13 @@ fn assign_liveness(steps: &mut [Step], slots: &[TensorType], keep: &[SlotId], ex
                 };
                 let row_local: Vec<(SlotId, bool)> =
                     inner_last.iter().map(|&(s, _)| (s, super::rows::group_reads_in_row(g, s, slots))).collect();
+                // Written here, read only here and within rows, and dead after the group.
+                let written: Vec<SlotId> = g.steps.iter().flat_map(|s| s.kind.writes()).collect();
+                g.scratch = row_local
+                    .iter()
+                    .filter(|&&(s, ok)| ok && written.contains(&s) && owned[s] && last_use[s] == Some(i))
+                    .map(|&(s, _)| s)
+                    .collect();
                 for (q, inner) in g.steps.iter_mut().enumerate() {
                     inner.id = *next_id;
                     *next_id += 1;

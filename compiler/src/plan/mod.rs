@@ -215,6 +215,10 @@ pub struct RowGroup {
     /// layout `Rows { outer: rows, inner: row_len }`; their `free_after` lists are empty (slots
     /// are freed after the whole group).
     pub steps: Vec<Step>,
+    /// Values the group's steps write and only its own steps read, each within its row (set with
+    /// liveness). A blocked run keeps them in per-block scratch buffers that stay in cache and
+    /// never allocates them whole.
+    pub scratch: Vec<SlotId>,
 }
 
 impl RowGroup {

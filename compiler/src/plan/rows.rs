@@ -214,7 +214,7 @@ pub fn group_rows(steps: Vec<Step>, slots: &[TensorType]) -> Vec<Step> {
         while it.peek().is_some_and(|(j, _)| *j < end) {
             group.extend(it.next().map(|(_, s)| s));
         }
-        out.push(Step { id: 0, kind: StepKind::Rows(RowGroup { rows, row_len, steps: group }), free_after: Vec::new() });
+        out.push(Step { id: 0, kind: StepKind::Rows(RowGroup { rows, row_len, steps: group, scratch: Vec::new() }), free_after: Vec::new() });
     }
     out.extend(it.map(|(_, s)| s));
     out

@@ -153,28 +153,27 @@ pub fn exp_slice_f32<M: Madd>(a: &[f32], o: &mut [f32]) {
     exp_map_slice_f32::<M>(a, o, |x| x)
 }
 
-/// `o = e^pre(a)`: the argument computed in the same loop (it is cheap, so the range check
-/// computes it once more rather than storing it).
+/// `o = e^pre(a)`: the argument computed in the same loop.
 #[inline(always)]
 pub fn exp_map_slice_f32<M: Madd>(a: &[f32], o: &mut [f32], pre: impl Fn(f32) -> f32 + Copy) {
-    if all_within_map(a, pre, -86.0, 88.0) {
-        for (o, &x) in o.iter_mut().zip(a) {
-            *o = exp_core_f32::<M>(pre(x));
-        }
-    } else {
-        for (o, &x) in o.iter_mut().zip(a) {
-            *o = exp_f32::<M>(pre(x));
-        }
-    }
+    core_else_general(a, o, pre, -86.0, 88.0, exp_core_f32::<M>, exp_f32::<M>);
 }
 
-/// Whether every `pre(x)` is in `[lo, hi]` (false if any is NaN); one vectorised pass.
+/// `o = core(pre(a))` if every `pre(a)` is in `[lo, hi]` (where `core` gives `general`'s
+/// results), checked in the same vectorised loop; else (rare) `o = general(pre(a))` over again.
 #[inline(always)]
-fn all_within_map(a: &[f32], pre: impl Fn(f32) -> f32, lo: f32, hi: f32) -> bool {
-    a.iter().fold(true, |ok, &x| {
+fn core_else_general(a: &[f32], o: &mut [f32], pre: impl Fn(f32) -> f32 + Copy, lo: f32, hi: f32, core: impl Fn(f32) -> f32, general: impl Fn(f32) -> f32) {
+    let mut within = true;
+    for (o, &x) in o.iter_mut().zip(a) {
         let y = pre(x);
-        ok & (y >= lo) & (y <= hi)
-    })
+        within &= (y >= lo) & (y <= hi);
+        *o = core(y);
+    }
+    if !within {
+        for (o, &x) in o.iter_mut().zip(a) {
+            *o = general(pre(x));
+        }
+    }
 }
 
 /// The logistic function over a slice, with the core exponential when every `-x` is in its range.
@@ -186,15 +185,7 @@ pub fn logistic_slice_f32<M: Madd>(a: &[f32], o: &mut [f32]) {
 /// `o = logistic(pre(a))`, as [`exp_map_slice_f32`].
 #[inline(always)]
 pub fn logistic_map_slice_f32<M: Madd>(a: &[f32], o: &mut [f32], pre: impl Fn(f32) -> f32 + Copy) {
-    if all_within_map(a, pre, -88.0, 86.0) {
-        for (o, &x) in o.iter_mut().zip(a) {
-            *o = logistic_core::<f32, M>(pre(x));
-        }
-    } else {
-        for (o, &x) in o.iter_mut().zip(a) {
-            *o = logistic_f32::<M>(pre(x));
-        }
-    }
+    core_else_general(a, o, pre, -88.0, 86.0, logistic_core::<f32, M>, logistic_f32::<M>);
 }
 
 /// Beyond this |x|, tanh(x) is +-1 to f32 precision: tanh(9) is within an ulp of 1, and 1 is the

@@ -97,13 +97,13 @@ impl<'a> Src<'a> {
     unsafe fn raw(elem: E, p: *const u8, index: usize, len: usize) -> Src<'a> {
         use std::slice::from_raw_parts as s;
         match elem {
-            E::F32 => Src::F32(s((p as *const f32).add(index), len)),
-            E::F64 => Src::F64(s((p as *const f64).add(index), len)),
-            E::S32 => Src::S32(s((p as *const i32).add(index), len)),
-            E::S64 => Src::S64(s((p as *const i64).add(index), len)),
-            E::U32 => Src::U32(s((p as *const u32).add(index), len)),
-            E::U64 => Src::U64(s((p as *const u64).add(index), len)),
-            _ => Src::Pred(s(p.add(index), len)),
+            E::F32 => Src::F32(s((p as *const f32).wrapping_add(index), len)),
+            E::F64 => Src::F64(s((p as *const f64).wrapping_add(index), len)),
+            E::S32 => Src::S32(s((p as *const i32).wrapping_add(index), len)),
+            E::S64 => Src::S64(s((p as *const i64).wrapping_add(index), len)),
+            E::U32 => Src::U32(s((p as *const u32).wrapping_add(index), len)),
+            E::U64 => Src::U64(s((p as *const u64).wrapping_add(index), len)),
+            _ => Src::Pred(s(p.wrapping_add(index), len)),
         }
     }
 }
@@ -748,6 +748,9 @@ impl Compiled {
     ///
     /// # Safety
     /// `inputs[i]` must point to a buffer of `input_elems[i]` covering every index the loads reach.
+    /// Only the elements reached need to be in bounds: a row group hands in a block's scratch
+    /// buffer as the address element 0 would have (out of bounds), so loads and stores offset
+    /// pointers with wrapping arithmetic.
     pub unsafe fn eval(&self, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf], consts_ready: bool) {
         self.eval_to(inputs, start, len, regs, consts_ready, std::ptr::null_mut())
     }
@@ -785,13 +788,13 @@ impl Compiled {
     unsafe fn uniform(&self, r: usize, inputs: &[*const u8], start: usize, len: usize) -> Option<f32> {
         match &self.steps[r] {
             Step::Const(KScalar::F32(x)) => Some(*x),
-            Step::Load { input, access: Access::Scalar(off) } => Some(*(inputs[*input] as *const f32).add(*off)),
+            Step::Load { input, access: Access::Scalar(off) } => Some(*(inputs[*input] as *const f32).wrapping_add(*off)),
             Step::Load { input, access: Access::PerRow { offset, stride, rows, .. } } => {
                 if len == 0 {
                     return None;
                 }
                 let row = rows.row(start);
-                (rows.row(start + len - 1) == row).then(|| *(inputs[*input] as *const f32).add(offset + row * stride))
+                (rows.row(start + len - 1) == row).then(|| *(inputs[*input] as *const f32).wrapping_add(offset + row * stride))
             }
             _ => None,
         }
@@ -944,7 +947,7 @@ impl Compiled {
     #[inline(always)]
     unsafe fn f32_operand<'a>(&self, r: usize, lo: &'a [Buf], inputs: &[*const u8], start: usize, len: usize) -> &'a [f32] {
         match &self.steps[r] {
-            Step::Load { input, access: Access::Contiguous(off) } => std::slice::from_raw_parts((inputs[*input] as *const f32).add(off + start), len),
+            Step::Load { input, access: Access::Contiguous(off) } => std::slice::from_raw_parts((inputs[*input] as *const f32).wrapping_add(off + start), len),
             _ => match &lo[r] {
                 Buf::F32(v) => &v[..len],
                 _ => &[],
@@ -1075,9 +1078,9 @@ pub unsafe fn eval_store(ex: &Compiled, inputs: &[*const u8], out: *mut u8, rang
     // registers before they overwrite that input. Otherwise the last instruction writes straight
     // to the output.
     if inputs.contains(&(out as *const u8)) {
-        eval_chunks(ex, inputs, range, |result, start, len| store(result, out.add(start * esize), len));
+        eval_chunks(ex, inputs, range, |result, start, len| store(result, out.wrapping_add(start * esize), len));
     } else {
-        chunk_loop(ex, inputs, range, |start| out.add(start * esize), |_, _, _| {});
+        chunk_loop(ex, inputs, range, |start| out.wrapping_add(start * esize), |_, _, _| {});
     }
 }
 
@@ -1183,10 +1186,10 @@ macro_rules! load_typed {
         let p = $src as *const $t;
         match $access {
             Access::Contiguous(off) => {
-                std::ptr::copy_nonoverlapping(p.add(off + $start), $v.as_mut_ptr(), $len);
+                std::ptr::copy_nonoverlapping(p.wrapping_add(off + $start), $v.as_mut_ptr(), $len);
             }
             Access::Scalar(off) => {
-                let x = *p.add(*off);
+                let x = *p.wrapping_add(*off);
                 $v[..$len].fill(x);
             }
             Access::PerRow { offset, inner, stride, rows } => {
@@ -1194,7 +1197,7 @@ macro_rules! load_typed {
                 while j < $len {
                     let row = rows.row(i);
                     let run = ((row + 1) * inner - i).min($len - j);
-                    $v[j..j + run].fill(*p.add(offset + row * stride));
+                    $v[j..j + run].fill(*p.wrapping_add(offset + row * stride));
                     j += run;
                     i += run;
                 }
@@ -1203,7 +1206,7 @@ macro_rules! load_typed {
                 let (mut j, mut pos) = (0, $start % period);
                 while j < $len {
                     let run = (period - pos).min($len - j);
-                    std::ptr::copy_nonoverlapping(p.add(offset + pos), $v[j..j + run].as_mut_ptr(), run);
+                    std::ptr::copy_nonoverlapping(p.wrapping_add(offset + pos), $v[j..j + run].as_mut_ptr(), run);
                     j += run;
                     pos = 0;
                 }
@@ -1212,13 +1215,13 @@ macro_rules! load_typed {
                 let v = &mut $v[..];
                 // Broadcast rows (last stride 0) fill, contiguous rows copy, others gather.
                 match strides.last().copied().unwrap_or(0) {
-                    0 => for_runs($shape, strides, *offset, $start, $len, #[inline(always)] |j, base, run| v[j..j + run].fill(*p.offset(base))),
+                    0 => for_runs($shape, strides, *offset, $start, $len, #[inline(always)] |j, base, run| v[j..j + run].fill(*p.wrapping_offset(base))),
                     1 => for_runs($shape, strides, *offset, $start, $len, #[inline(always)] |j, base, run| {
-                        std::ptr::copy_nonoverlapping(p.offset(base), v[j..j + run].as_mut_ptr(), run)
+                        std::ptr::copy_nonoverlapping(p.wrapping_offset(base), v[j..j + run].as_mut_ptr(), run)
                     }),
                     s_last => for_runs($shape, strides, *offset, $start, $len, #[inline(always)] |j, base, run| {
                         for k in 0..run {
-                            v[j + k] = *p.offset(base + k as isize * s_last);
+                            v[j + k] = *p.wrapping_offset(base + k as isize * s_last);
                         }
                     }),
                 }

@@ -69,7 +69,7 @@ unsafe fn fold_range<T: Elem, F: Fn(T, T) -> T>(ex: &Compiled, inputs: &[*const 
     }
     if let Some((input, offset)) = ex.as_contiguous_load() {
         // A plain reduce of an input: fold it where it is.
-        let v = std::slice::from_raw_parts((inputs[input] as *const T).add(offset + range.start), range.len());
+        let v = std::slice::from_raw_parts((inputs[input] as *const T).wrapping_add(offset + range.start), range.len());
         fold.slice(&mut lanes, v);
     } else {
         fused::eval_chunks(ex, inputs, range, |result, _, len| fold.slice(&mut lanes, &T::slice(result)[..len]));
@@ -163,7 +163,7 @@ impl PtrList {
 unsafe fn rows_typed<T: Elem, F: Fn(T, T) -> T>(ex: &Compiled, inputs: &[*const u8], rows: std::ops::Range<usize>, inner: usize, init: T, fold: Fold<T, F>, out: *mut T) {
     for i in rows {
         let t = fold_range(ex, inputs, i * inner..(i + 1) * inner, &fold);
-        *out.add(i) = (fold.f)(init, t);
+        *out.wrapping_add(i) = (fold.f)(init, t);
     }
 }
 

@@ -11,16 +11,33 @@ use apu_compiler::plan::{KScalar, Operand, RowGroup, SlotId, StepKind};
 use apu_compiler::{Error, Result};
 use std::sync::Arc;
 
+/// Where a step's operand lives in a blocked run.
+#[derive(Clone, Copy)]
+enum Place {
+    /// A buffer holding the whole value.
+    Whole(Ptr),
+    /// Entry `k` of the running thread's per-block scratch buffers (a value of the group's
+    /// [`RowGroup::scratch`]).
+    Scratch(usize),
+}
+
 /// One step of the group with its buffers resolved.
 struct Bound<'a> {
     ex: &'a Compiled,
-    inputs: Vec<Ptr>,
-    out: Ptr,
+    inputs: Vec<Place>,
+    out: Place,
     /// Elements of the step per row of the group: `row_len` (full) or 1 (per row).
     per_row: usize,
     esize: usize,
     /// For reduces: (element type, combiner, init).
     reduce: Option<(apu_compiler::ir::ElementType, apu_compiler::ir::BinaryOp, KScalar)>,
+}
+
+/// A scratch value's layout: elements per row and bytes per element.
+#[derive(Clone, Copy)]
+struct ScratchLayout {
+    per_row: usize,
+    esize: usize,
 }
 
 /// Rows longer than this run the group's steps one after the other: a block of one row would not
@@ -57,6 +74,12 @@ impl Executable {
         // Buffers the group writes, chosen before any block runs (a step writing in place takes its
         // input's buffer; earlier steps keep reading that input through the same pointer).
         let mut outs: Vec<(SlotId, AlignedBytes)> = Vec::new();
+        // Values kept in scratch, in the order of `Place::Scratch` indices.
+        let mut scratch: Vec<(SlotId, ScratchLayout)> = Vec::new();
+        let place = |ptrs: &[(SlotId, Ptr)], scratch: &[(SlotId, ScratchLayout)], s: SlotId| match scratch.iter().position(|e| e.0 == s) {
+            Some(k) => Ok(Place::Scratch(k)),
+            None => pointer(ptrs, s).map(Place::Whole),
+        };
         let mut bound: Vec<Bound> = Vec::with_capacity(g.steps.len());
         let mut widest = 1;
         for step in &g.steps {
@@ -75,57 +98,83 @@ impl Executable {
                 _ => return Err(Error::internal("row group with a step that is neither elementwise nor a reduce")),
             };
             let ty = &plan.slots[out];
-            let mut buf = None;
-            if let StepKind::Elementwise(k) = &step.kind {
-                for &j in &k.in_place {
-                    let s = k.inputs[j];
-                    if let Some(i) = outs.iter().position(|o| o.0 == s) {
-                        buf = Some(outs.swap_remove(i).1);
-                        break;
-                    }
-                    if slots[s].as_ref().is_some_and(|b| Arc::strong_count(b) == 1 && Arc::weak_count(b) == 0) {
-                        buf = slots[s].take().and_then(|b| Arc::try_unwrap(b).ok());
-                        if buf.is_some() {
-                            break;
-                        }
-                    }
-                }
-            }
-            let mut buf = buf.unwrap_or_else(|| take_buffer(pool, ty.byte_size()));
-            let out_ptr = Ptr(buf.as_mut_ptr());
-            ptrs.push((out, out_ptr));
-            outs.push((out, buf));
-            let inputs = inputs.iter().map(|&s| pointer(&ptrs, s)).collect::<Result<Vec<_>>>()?;
             let per_row = if ty.num_elements() == g.rows { 1 } else { g.row_len };
             let esize = ty.elem.byte_size();
             if per_row > 1 {
                 widest = widest.max(esize);
             }
-            bound.push(Bound { ex, inputs, out: out_ptr, per_row, esize, reduce });
+            let inputs = inputs.iter().map(|&s| place(&ptrs, &scratch, s)).collect::<Result<Vec<_>>>()?;
+            let out_place = if g.scratch.contains(&out) {
+                scratch.push((out, ScratchLayout { per_row, esize }));
+                Place::Scratch(scratch.len() - 1)
+            } else {
+                // A step writing in place takes its input's buffer (never a scratch one); earlier
+                // steps keep reading that input through the same pointer.
+                let mut buf = None;
+                if let StepKind::Elementwise(k) = &step.kind {
+                    for &j in &k.in_place {
+                        let s = k.inputs[j];
+                        if let Some(i) = outs.iter().position(|o| o.0 == s) {
+                            buf = Some(outs.swap_remove(i).1);
+                            break;
+                        }
+                        if slots[s].as_ref().is_some_and(|b| Arc::strong_count(b) == 1 && Arc::weak_count(b) == 0) {
+                            buf = slots[s].take().and_then(|b| Arc::try_unwrap(b).ok());
+                            if buf.is_some() {
+                                break;
+                            }
+                        }
+                    }
+                }
+                let mut buf = buf.unwrap_or_else(|| take_buffer(pool, ty.byte_size()));
+                let out_ptr = Ptr(buf.as_mut_ptr());
+                ptrs.push((out, out_ptr));
+                outs.push((out, buf));
+                Place::Whole(out_ptr)
+            };
+            bound.push(Bound { ex, inputs, out: out_place, per_row, esize, reduce });
         }
         let block = block_rows(g.row_len, widest, self.row_block_bytes);
         let cost = g.row_len.saturating_mul(bound.iter().map(|b| b.ex.expr.instrs.len()).sum::<usize>().max(1));
-        let bound = &bound;
+        let (bound, scratch) = (&bound, &scratch);
         self.workers.for_ranges(g.rows, block, cost, &|r| {
+            // This thread's scratch: one block of each scratch value.
+            let rows = block.min(r.len());
+            let mut bufs: Vec<AlignedBytes> = scratch.iter().map(|(_, l)| AlignedBytes::zeroed(rows * l.per_row * l.esize)).collect();
+            let bases: Vec<*mut u8> = bufs.iter_mut().map(|b| b.as_mut_ptr()).collect();
+            let mut ins: Vec<Ptr> = Vec::new();
             let mut b0 = r.start;
             while b0 < r.end {
                 let b1 = (b0 + block).min(r.end);
+                // Kernels index values by the group's flat indices: a scratch buffer is handed to
+                // them as the address its block's first element would have in a whole buffer
+                // (kernels offset input and output pointers with wrapping arithmetic, and reach
+                // only this block's elements).
+                let at = |p: Place| match p {
+                    Place::Whole(p) => p,
+                    Place::Scratch(k) => Ptr(bases[k].wrapping_sub(b0 * scratch[k].1.per_row * scratch[k].1.esize)),
+                };
                 for b in bound {
-                    // SAFETY: the lowering sized every input and output for the group's row space;
-                    // each step reads other steps' values only within the rows of this block, which
-                    // earlier steps have already written, and writes only this block's rows.
+                    ins.clear();
+                    ins.extend(b.inputs.iter().map(|&p| at(p)));
+                    let out = at(b.out).get() as *mut u8;
+                    // SAFETY: the lowering sized every input and output for the group's row space
+                    // (a scratch buffer for one block's rows); each step reads other steps' values
+                    // only within the rows of this block, which earlier steps have already
+                    // written, and writes only this block's rows.
                     unsafe {
                         match b.reduce {
                             Some((elem, op, init)) => {
                                 let job = reduce::Job::Rows { rows: b0..b1, inner: g.row_len };
-                                reduce::run(b.ex, elem, op, &b.inputs, init, b.out.get() as *mut u8, job)
+                                reduce::run(b.ex, elem, op, &ins, init, out, job)
                             }
-                            None => fused::eval_store(b.ex, Ptr::raw(&b.inputs), b.out.get() as *mut u8, b0 * b.per_row..b1 * b.per_row, b.esize),
+                            None => fused::eval_store(b.ex, Ptr::raw(&ins), out, b0 * b.per_row..b1 * b.per_row, b.esize),
                         }
                     }
                 }
                 b0 = b1;
             }
+            drop(bufs);
         });
         for (s, buf) in outs {
             slots[s] = Some(Arc::new(buf));
