@@ -7,7 +7,7 @@ use super::fused::{self, Compiled};
 use super::{reduce, take_buffer, Executable, Prepared, Ptr, Slots};
 use crate::interp::random::RunRng;
 use crate::AlignedBytes;
-use apu_compiler::plan::{KScalar, Operand, RowGroup, SlotId, StepKind};
+use apu_compiler::plan::{FusedKernel, KScalar, Operand, RowGroup, SlotId, StepKind};
 use apu_compiler::{Error, Result};
 use std::sync::Arc;
 
@@ -33,13 +33,6 @@ struct Bound<'a> {
     reduce: Option<(apu_compiler::ir::ElementType, apu_compiler::ir::BinaryOp, KScalar)>,
 }
 
-/// A scratch value's layout: elements per row and bytes per element.
-#[derive(Clone, Copy)]
-struct ScratchLayout {
-    per_row: usize,
-    esize: usize,
-}
-
 /// Rows longer than this run the group's steps one after the other: a block of one row would not
 /// stay in the L2 cache anyway.
 const MAX_BLOCKED_ROW_BYTES: usize = 256 << 10;
@@ -51,6 +44,25 @@ fn block_rows(row_len: usize, esize: usize, block_bytes: usize) -> usize {
 
 fn pointer(ptrs: &[(SlotId, Ptr)], s: SlotId) -> Result<Ptr> {
     ptrs.iter().find(|p| p.0 == s).map(|p| p.1).ok_or_else(|| Error::internal(format!("row group: slot {s} has no buffer")))
+}
+
+/// The buffer of an input `k` may write in place over (its `in_place` candidates, in order): one an
+/// earlier step of the group wrote (taken out of `outs`), or a slot nobody else holds. Earlier
+/// steps keep reading that input through the same pointer. Scratch values are never candidates:
+/// they are in neither place.
+fn in_place_buffer(k: &FusedKernel, outs: &mut Vec<(SlotId, AlignedBytes)>, slots: &mut Slots) -> Option<AlignedBytes> {
+    for &j in &k.in_place {
+        let s = k.inputs[j];
+        if let Some(i) = outs.iter().position(|o| o.0 == s) {
+            return Some(outs.swap_remove(i).1);
+        }
+        if slots[s].as_ref().is_some_and(|b| Arc::strong_count(b) == 1 && Arc::weak_count(b) == 0) {
+            if let Some(buf) = slots[s].take().and_then(|b| Arc::try_unwrap(b).ok()) {
+                return Some(buf);
+            }
+        }
+    }
+    None
 }
 
 impl Executable {
@@ -74,9 +86,9 @@ impl Executable {
         // Buffers the group writes, chosen before any block runs (a step writing in place takes its
         // input's buffer; earlier steps keep reading that input through the same pointer).
         let mut outs: Vec<(SlotId, AlignedBytes)> = Vec::new();
-        // Values kept in scratch, in the order of `Place::Scratch` indices.
-        let mut scratch: Vec<(SlotId, ScratchLayout)> = Vec::new();
-        let place = |ptrs: &[(SlotId, Ptr)], scratch: &[(SlotId, ScratchLayout)], s: SlotId| match scratch.iter().position(|e| e.0 == s) {
+        // Values kept in scratch with their bytes per row, in the order of `Place::Scratch` indices.
+        let mut scratch: Vec<(SlotId, usize)> = Vec::new();
+        let place = |ptrs: &[(SlotId, Ptr)], scratch: &[(SlotId, usize)], s: SlotId| match scratch.iter().position(|e| e.0 == s) {
             Some(k) => Ok(Place::Scratch(k)),
             None => pointer(ptrs, s).map(Place::Whole),
         };
@@ -105,28 +117,14 @@ impl Executable {
             }
             let inputs = inputs.iter().map(|&s| place(&ptrs, &scratch, s)).collect::<Result<Vec<_>>>()?;
             let out_place = if g.scratch.contains(&out) {
-                scratch.push((out, ScratchLayout { per_row, esize }));
+                scratch.push((out, per_row * esize));
                 Place::Scratch(scratch.len() - 1)
             } else {
-                // A step writing in place takes its input's buffer (never a scratch one); earlier
-                // steps keep reading that input through the same pointer.
-                let mut buf = None;
-                if let StepKind::Elementwise(k) = &step.kind {
-                    for &j in &k.in_place {
-                        let s = k.inputs[j];
-                        if let Some(i) = outs.iter().position(|o| o.0 == s) {
-                            buf = Some(outs.swap_remove(i).1);
-                            break;
-                        }
-                        if slots[s].as_ref().is_some_and(|b| Arc::strong_count(b) == 1 && Arc::weak_count(b) == 0) {
-                            buf = slots[s].take().and_then(|b| Arc::try_unwrap(b).ok());
-                            if buf.is_some() {
-                                break;
-                            }
-                        }
-                    }
-                }
-                let mut buf = buf.unwrap_or_else(|| take_buffer(pool, ty.byte_size()));
+                let in_place = match &step.kind {
+                    StepKind::Elementwise(k) => in_place_buffer(k, &mut outs, slots),
+                    _ => None,
+                };
+                let mut buf = in_place.unwrap_or_else(|| take_buffer(pool, ty.byte_size()));
                 let out_ptr = Ptr(buf.as_mut_ptr());
                 ptrs.push((out, out_ptr));
                 outs.push((out, buf));
@@ -140,7 +138,7 @@ impl Executable {
         self.workers.for_ranges(g.rows, block, cost, &|r| {
             // This thread's scratch: one block of each scratch value.
             let rows = block.min(r.len());
-            let mut bufs: Vec<AlignedBytes> = scratch.iter().map(|(_, l)| AlignedBytes::zeroed(rows * l.per_row * l.esize)).collect();
+            let mut bufs: Vec<AlignedBytes> = scratch.iter().map(|&(_, row_bytes)| AlignedBytes::zeroed(rows * row_bytes)).collect();
             let bases: Vec<*mut u8> = bufs.iter_mut().map(|b| b.as_mut_ptr()).collect();
             let mut ins: Vec<Ptr> = Vec::new();
             let mut b0 = r.start;
@@ -152,7 +150,7 @@ impl Executable {
                 // only this block's elements).
                 let at = |p: Place| match p {
                     Place::Whole(p) => p,
-                    Place::Scratch(k) => Ptr(bases[k].wrapping_sub(b0 * scratch[k].1.per_row * scratch[k].1.esize)),
+                    Place::Scratch(k) => Ptr(bases[k].wrapping_sub(b0 * scratch[k].1)),
                 };
                 for b in bound {
                     ins.clear();
@@ -174,6 +172,7 @@ impl Executable {
                 }
                 b0 = b1;
             }
+            // The buffers `bases` points into live until every block is done.
             drop(bufs);
         });
         for (s, buf) in outs {
