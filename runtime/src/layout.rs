@@ -3,6 +3,7 @@
 //! copy first computes the byte range it touches and checks it against the slice it was given.
 
 use crate::{Error, Result};
+use apu_compiler::ir::same_dims;
 
 /// Byte strides of the dense row-major layout of `shape` with `elem_size`-byte elements.
 pub fn dense_byte_strides(shape: &[i64], elem_size: usize) -> Vec<i64> {
@@ -152,7 +153,7 @@ pub fn gather_strided(
     };
     checked_origin(src.len(), origin, extent, "strided source")?;
     let dense = dense_byte_strides(shape, elem_size);
-    if byte_strides == dense.as_slice() {
+    if same_dims(byte_strides, &dense) {
         let n = extent.1 as usize;
         return Ok(src[origin..origin + n].to_vec());
     }
@@ -187,7 +188,7 @@ pub fn scatter_strided(
         )));
     }
     checked_origin(dst.len(), origin, extent, "strided destination")?;
-    if byte_strides == dense_byte_strides(shape, elem_size).as_slice() {
+    if same_dims(byte_strides, &dense_byte_strides(shape, elem_size)) {
         dst[origin..origin + dense.len()].copy_from_slice(dense);
         return Ok(());
     }

@@ -8,4 +8,4 @@ mod types;
 pub use literal::Literal;
 pub use module::{ArgAttrs, Function, Location, Module, Op, Region, ValueId};
 pub use ops::*;
-pub use types::{ElementType, TensorType, Type};
+pub use types::{same_dims, ElementType, TensorType, Type};
