@@ -1,14 +1,43 @@
 //! Thread pools for splitting large kernels. Small work runs on the calling thread: handing work
 //! to a pool costs tens of microseconds, more than a small kernel takes.
 
-use once_cell::sync::Lazy;
+use once_cell::sync::{Lazy, OnceCell};
 use rayon::ThreadPool;
 use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-static POOLS: Lazy<Mutex<HashMap<usize, Arc<ThreadPool>>>> = Lazy::new(|| Mutex::new(HashMap::new()));
+/// Pools by (kind, thread count), shared by every program with the same thread count.
+static POOLS: Lazy<Mutex<HashMap<(PoolKind, usize), Arc<ThreadPool>>>> = Lazy::new(|| Mutex::new(HashMap::new()));
+
+/// Why a pool exists; each kind has its own threads (decision 37).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum PoolKind {
+    /// `threads - 1` helpers for [`Workers::for_ranges`], whose calling thread works too.
+    Helpers,
+    /// `threads` threads for [`Workers::install`], whose calling thread waits.
+    Whole,
+}
+
+fn shared_pool(kind: PoolKind, size: usize) -> apu_compiler::Result<Arc<ThreadPool>> {
+    let mut pools = POOLS.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(p) = pools.get(&(kind, size)) {
+        return Ok(p.clone());
+    }
+    let prefix = match kind {
+        PoolKind::Helpers => "apu-worker",
+        PoolKind::Whole => "apu-gemm",
+    };
+    let p = rayon::ThreadPoolBuilder::new()
+        .num_threads(size)
+        .thread_name(move |i| format!("{prefix}-{i}"))
+        .build()
+        .map_err(|e| apu_compiler::Error::internal(format!("cannot start {size} worker threads: {e}")))?;
+    let p = Arc::new(p);
+    pools.insert((kind, size), p.clone());
+    Ok(p)
+}
 
 /// Number of threads by default: `APU_NUM_THREADS` if set, else the machine's cores.
 pub fn default_threads() -> usize {
@@ -23,9 +52,17 @@ pub fn default_threads() -> usize {
 /// costs more than the rest of compiling a small program.
 static CORES: Lazy<usize> = Lazy::new(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
 
+/// A program's threads: the calling thread plus `threads - 1` helpers for split kernels, and a
+/// pool of `threads` for the GEMM crate's own splitting, started when a product first needs it.
+///
+/// The helpers are their own pool, one thread fewer than `threads`, because an idle rayon thread
+/// does not sleep at once: it calls `sched_yield` some 32 times first. With `threads` pool threads
+/// behind a caller that works too, the one left without a piece yielded on a core where another
+/// thread was streaming memory, ~10 context switches per 1.4 ms last-axis sum instead of ~2.
 pub struct Workers {
     threads: usize,
-    pool: Option<Arc<ThreadPool>>,
+    helpers: Option<Arc<ThreadPool>>,
+    whole: OnceCell<Arc<ThreadPool>>,
     /// Below this much work (elements times per-element cost) a kernel runs on the calling thread.
     min_parallel: usize,
 }
@@ -33,26 +70,8 @@ pub struct Workers {
 impl Workers {
     pub fn new(threads: usize, min_parallel: usize) -> apu_compiler::Result<Workers> {
         let threads = threads.max(1);
-        let pool = if threads > 1 {
-            let mut pools = POOLS.lock().unwrap_or_else(|p| p.into_inner());
-            let pool = match pools.get(&threads) {
-                Some(p) => p.clone(),
-                None => {
-                    let p = rayon::ThreadPoolBuilder::new()
-                        .num_threads(threads)
-                        .thread_name(|i| format!("apu-worker-{i}"))
-                        .build()
-                        .map_err(|e| apu_compiler::Error::internal(format!("cannot start {threads} worker threads: {e}")))?;
-                    let p = Arc::new(p);
-                    pools.insert(threads, p.clone());
-                    p
-                }
-            };
-            Some(pool)
-        } else {
-            None
-        };
-        Ok(Workers { threads, pool, min_parallel })
+        let helpers = if threads > 1 { Some(shared_pool(PoolKind::Helpers, threads - 1)?) } else { None };
+        Ok(Workers { threads, helpers, whole: OnceCell::new(), min_parallel })
     }
 
     pub fn threads(&self) -> usize {
@@ -61,23 +80,26 @@ impl Workers {
 
     /// Whether work of this size is worth handing to the pool.
     pub fn worth_splitting(&self, work: usize) -> bool {
-        self.pool.is_some() && work >= self.min_parallel
+        self.helpers.is_some() && work >= self.min_parallel
     }
 
-    /// Runs `f` inside the pool, so that a library's own rayon parallelism (`gemm`) uses this
-    /// pool's threads instead of rayon's global pool; on this thread when there is no pool.
+    /// Runs `f` inside a pool of `threads` threads, so that a library's own rayon parallelism
+    /// (`gemm`) uses them instead of rayon's global pool; on this thread when there is one thread
+    /// (or the pool cannot be started).
     pub fn install(&self, f: impl FnOnce() + Send) {
-        match &self.pool {
-            Some(p) => p.install(f),
-            None => f(),
+        if self.threads > 1 {
+            if let Ok(p) = self.whole.get_or_try_init(|| shared_pool(PoolKind::Whole, self.threads)) {
+                return p.install(f);
+            }
         }
+        f()
     }
 
     /// Runs `f` over `0..n`, split into ranges aligned to `align` across the pool when
     /// `n * cost` reaches the threshold, else in one call on this thread.
     pub fn for_ranges(&self, n: usize, align: usize, cost: usize, f: &(dyn Fn(Range<usize>) + Sync)) {
         let align = align.max(1);
-        let pool = match &self.pool {
+        let pool = match &self.helpers {
             Some(p) if n.saturating_mul(cost.max(1)) >= self.min_parallel && n > align => p,
             _ => {
                 if n > 0 {
@@ -86,10 +108,9 @@ impl Workers {
                 return;
             }
         };
-        // Pieces are claimed from a shared counter by the calling thread and `threads - 1` pool
-        // tasks: `threads` runnable threads in all (the caller already has a core; a task per
-        // pool thread on top of it would put three threads on two cores), and a thread slowed by
-        // something else on the machine takes fewer pieces.
+        // Pieces are claimed from a shared counter by the calling thread and one task per helper:
+        // `threads` runnable threads in all (the caller already has a core), and a thread slowed
+        // by something else on the machine takes fewer pieces.
         let pieces = (self.threads * 2).min(n.div_ceil(align));
         let per = n.div_ceil(pieces).div_ceil(align) * align;
         let next = AtomicUsize::new(0);
