@@ -1,0 +1,76 @@
+"""Two builds of libapu.so against each other and against XLA:CPU, in one process.
+
+The machine's speed drifts by more than most changes are worth, so comparing two separate bench runs
+says little. Here both libraries are registered as JAX platforms of their own ("apua", "apub"), the
+same inputs are placed on each and on XLA:CPU, and rounds of back-to-back calls alternate A, B, CPU;
+each ratio is the median of the per-round ratios, so a slow minute hits all three alike.
+
+    python benches/ab_libraries.py BEFORE.so AFTER.so [--only SUBSTRING] [--pairs N]
+
+(copy `target/release/libapu.so` aside before rebuilding: a library cannot be registered twice from
+one path). Prints per workload: A, B and XLA:CPU medians, A/CPU, B/CPU and B/A.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+
+os.environ.setdefault("JAX_PLATFORMS", "")
+from jax._src import xla_bridge  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("a")
+    ap.add_argument("b")
+    ap.add_argument("--only", default="", help="time only workloads whose name contains this")
+    ap.add_argument("--pairs", type=int, default=11, help="rounds per library")
+    ap.add_argument("--round-seconds", type=float, default=0.1)
+    args = ap.parse_args()
+    for name, path in (("apua", args.a), ("apub", args.b)):
+        if not os.path.exists(path):
+            sys.exit(f"no library at {path}")
+        xla_bridge.register_plugin(name, priority=1, library_path=os.path.abspath(path))
+
+    import jax
+    import numpy as np
+    import jax_vs_xla as bench
+
+    devices = {k: jax.devices(k)[0] for k in ("apua", "apub", "cpu")}
+    for name, fn, inputs in bench.workloads(np.random.default_rng(0), quick=False):
+        if args.only not in name:
+            continue
+        fn = jax.jit(fn)
+        placed = {k: jax.device_put(inputs, d) for k, d in devices.items()}
+
+        def one_round(k, n):
+            t0 = time.perf_counter()
+            for _ in range(n):
+                out = fn(*placed[k])
+            jax.block_until_ready(out)
+            return (time.perf_counter() - t0) / n
+
+        for k in devices:
+            jax.block_until_ready(fn(*placed[k]))
+        n = max(1, int(args.round_seconds / max(one_round("cpu", 1), 1e-7)))
+        t = {k: [] for k in devices}
+        for _ in range(args.pairs):
+            for k in devices:
+                t[k].append(one_round(k, n))
+
+        def ratio(x, y):
+            return statistics.median(p / q for p, q in zip(t[x], t[y]))
+
+        med = {k: bench.fmt(statistics.median(v)) for k, v in t.items()}
+        print(f"{name:<36} A {med['apua']:>10}  B {med['apub']:>10}  XLA:CPU {med['cpu']:>10}   "
+              f"A/CPU {ratio('apua', 'cpu'):.3f}  B/CPU {ratio('apub', 'cpu'):.3f}  B/A {ratio('apub', 'apua'):.3f}",
+              flush=True)
+
+
+if __name__ == "__main__":
+    main()
