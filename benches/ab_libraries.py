@@ -16,7 +16,6 @@ import argparse
 import os
 import statistics
 import sys
-import time
 
 os.environ.setdefault("JAX_PLATFORMS", "")
 from jax._src import xla_bridge  # noqa: E402
@@ -45,26 +44,11 @@ def main():
     for name, fn, inputs in bench.workloads(np.random.default_rng(0), quick=False):
         if args.only not in name:
             continue
-        fn = jax.jit(fn)
         placed = {k: jax.device_put(inputs, d) for k, d in devices.items()}
-
-        def one_round(k, n):
-            t0 = time.perf_counter()
-            for _ in range(n):
-                out = fn(*placed[k])
-            jax.block_until_ready(out)
-            return (time.perf_counter() - t0) / n
-
-        for k in devices:
-            jax.block_until_ready(fn(*placed[k]))
-        n = max(1, int(args.round_seconds / max(one_round("cpu", 1), 1e-7)))
-        t = {k: [] for k in devices}
-        for _ in range(args.pairs):
-            for k in devices:
-                t[k].append(one_round(k, n))
+        t = bench.time_rounds(jax.jit(fn), placed, args.round_seconds * args.pairs, args.pairs)
 
         def ratio(x, y):
-            return statistics.median(p / q for p, q in zip(t[x], t[y]))
+            return bench.median_ratio(t[x], t[y])
 
         med = {k: bench.fmt(statistics.median(v)) for k, v in t.items()}
         print(f"{name:<36} A {med['apua']:>10}  B {med['apub']:>10}  XLA:CPU {med['cpu']:>10}   "

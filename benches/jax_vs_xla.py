@@ -105,35 +105,46 @@ def block(out):
 ROUNDS = 7
 
 
-def time_pair(fn, args_apu, args_cpu, budget_s, rounds=ROUNDS):
-    """(apu seconds per call, XLA:CPU seconds per call, ratio) from `rounds` interleaved round pairs.
+def time_rounds(fn, args_by_key, budget_s, rounds=ROUNDS):
+    """Seconds per call of `fn` on each key's arguments: {key: [one figure per round]}.
 
-    Each round is a run of back-to-back calls (~budget_s/rounds long) on one backend; apu's and
-    XLA:CPU's rounds alternate, so a slow spell of the shared machine hits both sides of a pair.
-    Times are the medians of each backend's rounds; the ratio is the median of the per-pair ratios.
+    Each round is a run of back-to-back calls (~budget_s/rounds long, the count calibrated per key
+    by one timed call); the keys' rounds alternate, so a slow spell of the shared machine hits all
+    of them alike.
     """
     per_round = {}
-    for key, args in (("apu", args_apu), ("cpu", args_cpu)):
+    for key, args in args_by_key.items():
         block(fn(*args))
         t0 = time.perf_counter()
         block(fn(*args))
         one = max(time.perf_counter() - t0, 1e-7)
         per_round[key] = max(1, min(10_000, int(budget_s / rounds / one)))
 
-    def one_round(key, args):
+    def one_round(key):
         n = per_round[key]
         t0 = time.perf_counter()
         for _ in range(n):
-            out = fn(*args)
+            out = fn(*args_by_key[key])
         block(out)
         return (time.perf_counter() - t0) / n
 
-    a, c = [], []
+    times = {key: [] for key in args_by_key}
     for _ in range(rounds):
-        a.append(one_round("apu", args_apu))
-        c.append(one_round("cpu", args_cpu))
-    ratio = statistics.median(x / y for x, y in zip(a, c))
-    return statistics.median(a), statistics.median(c), ratio
+        for key in args_by_key:
+            times[key].append(one_round(key))
+    return times
+
+
+def median_ratio(xs, ys):
+    """The median of the per-round ratios x/y."""
+    return statistics.median(x / y for x, y in zip(xs, ys))
+
+
+def time_pair(fn, args_apu, args_cpu, budget_s, rounds=ROUNDS):
+    """(apu seconds per call, XLA:CPU seconds per call, ratio) from `rounds` interleaved round pairs:
+    the medians of each backend's rounds, and the median of the per-pair ratios."""
+    t = time_rounds(fn, {"apu": args_apu, "cpu": args_cpu}, budget_s, rounds)
+    return statistics.median(t["apu"]), statistics.median(t["cpu"]), median_ratio(t["apu"], t["cpu"])
 
 
 def fmt(s):
