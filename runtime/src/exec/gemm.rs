@@ -17,6 +17,12 @@ pub fn supported(lhs: E, rhs: E, out: E) -> bool {
     lhs == rhs && rhs == out && matches!(out, E::F32 | E::F64)
 }
 
+/// Whether `d` is one product large enough to be split inside the GEMM (on the pool of `threads`).
+pub fn splits_inside(d: &DotKernel, workers: &Workers) -> bool {
+    let product = d.m.saturating_mul(d.n).saturating_mul(d.k);
+    workers.threads() > 1 && product >= SPLIT_ONE_PRODUCT && workers.worth_splitting(product)
+}
+
 /// # Safety
 /// `a`, `b` must cover every element the kernel's strides reach; `c` must hold batch*m*n elements.
 pub unsafe fn run(d: &DotKernel, a: Ptr, b: Ptr, c: Ptr, workers: &Workers) {
@@ -25,8 +31,7 @@ pub unsafe fn run(d: &DotKernel, a: Ptr, b: Ptr, c: Ptr, workers: &Workers) {
     if rows == 0 || n == 0 {
         return;
     }
-    let product = m.saturating_mul(n).saturating_mul(k);
-    if workers.threads() > 1 && product >= SPLIT_ONE_PRODUCT && workers.worth_splitting(product) {
+    if splits_inside(d, workers) {
         let threads = workers.threads();
         workers.install(|| {
             for bi in 0..d.batch {

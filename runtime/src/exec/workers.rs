@@ -95,6 +95,18 @@ impl Workers {
         f()
     }
 
+    /// Runs `f` (a whole run of a program with large products) on a thread of the pool of
+    /// `threads`, so that its split kernels and its products share that pool's threads and no
+    /// second pool's threads are left yielding beside them; on this thread when there is one thread.
+    pub fn enter<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
+        if self.threads > 1 {
+            if let Ok(p) = self.whole.get_or_try_init(|| shared_pool(PoolKind::Whole, self.threads)) {
+                return p.install(f);
+            }
+        }
+        f()
+    }
+
     /// Runs `f` over `0..n`, split into ranges aligned to `align` across the pool when
     /// `n * cost` reaches the threshold, else in one call on this thread.
     pub fn for_ranges(&self, n: usize, align: usize, cost: usize, f: &(dyn Fn(Range<usize>) + Sync)) {
@@ -122,11 +134,62 @@ impl Workers {
             f(start..(start + per).min(n));
         };
         let work = &work;
+        let tasks = self.threads.min(pieces) - 1;
+        // Inside a run entered on the pool of `threads` ([`Workers::enter`]), this thread is one
+        // of that pool's, and the other `threads - 1` take the rest.
+        let pool = self.whole.get().filter(|p| p.current_thread_index().is_some()).unwrap_or(pool);
         pool.in_place_scope(|s| {
-            for _ in 1..self.threads.min(pieces) {
+            for _ in 0..tasks {
                 s.spawn(move |_| work());
             }
             work();
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Names of the threads that ran pieces of a split `0..n`, after checking that every index
+    /// was covered exactly once.
+    fn split_threads(w: &Workers, n: usize) -> Vec<String> {
+        let seen: Vec<AtomicUsize> = (0..n).map(|_| AtomicUsize::new(0)).collect();
+        let names = Mutex::new(Vec::new());
+        w.for_ranges(n, 1, 1, &|r| {
+            for i in r {
+                seen[i].fetch_add(1, Ordering::Relaxed);
+            }
+            let me = std::thread::current().name().unwrap_or("unnamed").to_string();
+            names.lock().unwrap().push(me);
+        });
+        assert!(seen.iter().all(|c| c.load(Ordering::Relaxed) == 1), "every index exactly once");
+        names.into_inner().unwrap()
+    }
+
+    #[test]
+    fn a_run_entered_on_the_pool_splits_its_kernels_on_that_pools_threads() {
+        let w = Workers::new(3, 1).unwrap();
+        let caller = std::thread::current().name().unwrap_or("unnamed").to_string();
+        // Outside `enter`: the calling thread and the helpers.
+        let outside = split_threads(&w, 1000);
+        assert!(outside.iter().all(|t| *t == caller || t.starts_with("apu-worker-")), "{outside:?}");
+        // Inside: the run's own thread is one of the pool's, and so is every piece's.
+        let (runner, inside) = w.enter(|| (std::thread::current().name().map(str::to_string), split_threads(&w, 1000)));
+        assert!(runner.as_deref().is_some_and(|t| t.starts_with("apu-gemm-")), "{runner:?}");
+        assert!(inside.iter().all(|t| t.starts_with("apu-gemm-")), "{inside:?}");
+    }
+
+    #[test]
+    fn with_one_thread_a_run_stays_on_the_calling_thread() {
+        let w = Workers::new(1, 1).unwrap();
+        let caller = std::thread::current().id();
+        assert_eq!(w.enter(|| std::thread::current().id()), caller);
+        let seen = AtomicUsize::new(0);
+        w.for_ranges(100, 1, 1, &|r| {
+            assert_eq!(std::thread::current().id(), caller);
+            seen.fetch_add(r.len(), Ordering::Relaxed);
+        });
+        assert_eq!(seen.load(Ordering::Relaxed), 100);
     }
 }
