@@ -33,7 +33,7 @@ pub unsafe fn run(d: &DotKernel, a: Ptr, b: Ptr, c: Ptr, workers: &Workers) {
     }
     if splits_inside(d, workers) {
         let threads = workers.threads();
-        workers.install(|| {
+        workers.enter(|| {
             for bi in 0..d.batch {
                 block(d, a, b, c, bi, 0, m, Parallelism::Rayon(threads));
             }

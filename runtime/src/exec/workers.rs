@@ -16,7 +16,8 @@ static POOLS: Lazy<Mutex<HashMap<(PoolKind, usize), Arc<ThreadPool>>>> = Lazy::n
 enum PoolKind {
     /// `threads - 1` helpers for [`Workers::for_ranges`], whose calling thread works too.
     Helpers,
-    /// `threads` threads for [`Workers::install`], whose calling thread waits.
+    /// `threads` threads for [`Workers::enter`]: the `gemm` crate's splitting, and whole runs of
+    /// plans with products that large (decision 38).
     Whole,
 }
 
@@ -53,7 +54,8 @@ pub fn default_threads() -> usize {
 static CORES: Lazy<usize> = Lazy::new(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
 
 /// A program's threads: the calling thread plus `threads - 1` helpers for split kernels, and a
-/// pool of `threads` for the GEMM crate's own splitting, started when a product first needs it.
+/// pool of `threads` for the GEMM crate's own splitting, started when a product first needs it; a
+/// run of a plan with such a product runs whole on that pool, its split kernels too.
 ///
 /// The helpers are their own pool, one thread fewer than `threads`, because an idle rayon thread
 /// does not sleep at once: it calls `sched_yield` some 32 times first. With `threads` pool threads
@@ -83,21 +85,11 @@ impl Workers {
         self.helpers.is_some() && work >= self.min_parallel
     }
 
-    /// Runs `f` inside a pool of `threads` threads, so that a library's own rayon parallelism
-    /// (`gemm`) uses them instead of rayon's global pool; on this thread when there is one thread
-    /// (or the pool cannot be started).
-    pub fn install(&self, f: impl FnOnce() + Send) {
-        if self.threads > 1 {
-            if let Ok(p) = self.whole.get_or_try_init(|| shared_pool(PoolKind::Whole, self.threads)) {
-                return p.install(f);
-            }
-        }
-        f()
-    }
-
-    /// Runs `f` (a whole run of a program with large products) on a thread of the pool of
-    /// `threads`, so that its split kernels and its products share that pool's threads and no
-    /// second pool's threads are left yielding beside them; on this thread when there is one thread.
+    /// Runs `f` on a thread of the pool of `threads` (at once when this thread is one of them), so
+    /// that a library's own rayon splitting (`gemm`) uses that pool instead of rayon's global one, and
+    /// so that a whole run of a plan with such products shares the pool's threads with its split
+    /// kernels instead of leaving a second pool's threads yielding beside them (decision 38). On this
+    /// thread when there is one thread (or the pool cannot be started).
     pub fn enter<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
         if self.threads > 1 {
             if let Ok(p) = self.whole.get_or_try_init(|| shared_pool(PoolKind::Whole, self.threads)) {
