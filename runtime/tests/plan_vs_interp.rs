@@ -848,3 +848,36 @@ fn dots_propagate_nan_and_infinity() {
         same_on(&module, &inputs).unwrap();
     }
 }
+
+/// Runs of plans with a product split inside the GEMM run whole on the GEMM pool (decision 38),
+/// which every program with the same thread count shares. Two such programs run from four threads
+/// at once (as two devices would) give, every time, the bytes each gives when run alone: a pool
+/// thread that waits at the end of a split and meanwhile takes another run must not mix them up.
+#[test]
+fn concurrent_runs_on_the_shared_gemm_pool_keep_their_own_results() {
+    let programs: Vec<(Program, Vec<Tensor>)> = [(150i64, 130i64, 120i64, 3u64), (140, 160, 130, 4)]
+        .into_iter()
+        .map(|(m, k, n, seed)| {
+            let module = batched_dot_module(&[], m, k, n, E::F32);
+            let options = Options { threads: 2, min_parallel_work: 1, interpret: false, row_block_bytes: apu_runtime::exec::DEFAULT_ROW_BLOCK_BYTES };
+            let p = Program::compile_with(&module, &options).unwrap();
+            let mut s = seed;
+            let inputs = module.entry_function().param_types().iter().map(|t| random_tensor(t.as_tensor().unwrap(), &mut s)).collect();
+            (p, inputs)
+        })
+        .collect();
+    let alone: Vec<Vec<u8>> = programs.iter().map(|(p, x)| p.run(x).unwrap()[0].bytes().to_vec()).collect();
+    std::thread::scope(|s| {
+        for t in 0..4 {
+            let (programs, alone) = (&programs, &alone);
+            s.spawn(move || {
+                for run in 0..12 {
+                    let which = (t + run) % 2;
+                    let (p, x) = &programs[which];
+                    let got = p.run(x).unwrap();
+                    assert!(got[0].bytes() == alone[which].as_slice(), "program {which}, thread {t}, run {run}: result differs from its run alone");
+                }
+            });
+        }
+    });
+}
