@@ -327,6 +327,14 @@ impl StepKind {
             _ => Vec::new(),
         }
     }
+
+    /// The step lists nested in this step: a row group's steps, or a control-flow step's blocks'.
+    pub fn nested_steps(&self) -> Vec<&[Step]> {
+        match self {
+            StepKind::Rows(g) => vec![g.steps.as_slice()],
+            _ => self.blocks().into_iter().map(|b| b.steps.as_slice()).collect(),
+        }
+    }
 }
 
 /// An immutable plan for the entry function of a module.
@@ -361,11 +369,8 @@ impl Plan {
                     StepKind::While { .. } | StepKind::Case { .. } => 5,
                     StepKind::Rows(_) => 6,
                 }] += 1;
-                if let StepKind::Rows(g) = &s.kind {
-                    count(&g.steps, counts);
-                }
-                for b in s.kind.blocks() {
-                    count(&b.steps, counts);
+                for inner in s.kind.nested_steps() {
+                    count(inner, counts);
                 }
             }
         }

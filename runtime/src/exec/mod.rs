@@ -185,7 +185,7 @@ impl Program {
             constants.push((*slot, Arc::new(AlignedBytes::from_slice(&lit.to_dense_bytes()))));
         }
         let workers = Workers::new(options.threads, options.min_parallel_work)?;
-        let enter_pool = workers.threads() > 1 && has_split_product(&plan.steps, &workers);
+        let enter_pool = has_split_product(&plan.steps, &workers);
         Ok(Program::new(Kind::Plan(Box::new(Executable {
             plan,
             prepared,
@@ -236,11 +236,8 @@ fn prepare(steps: &[Step], types: &[TensorType], prepared: &mut [Prepared]) -> R
             StepKind::While { cond, body, .. } => Prepared::Loop(control::LoopPlan::new(cond, body, types)),
             _ => Prepared::None,
         };
-        if let StepKind::Rows(g) = &step.kind {
-            prepare(&g.steps, types, prepared)?;
-        }
-        for b in step.kind.blocks() {
-            prepare(&b.steps, types, prepared)?;
+        for inner in step.kind.nested_steps() {
+            prepare(inner, types, prepared)?;
         }
     }
     Ok(())
@@ -250,8 +247,7 @@ fn prepare(steps: &[Step], types: &[TensorType], prepared: &mut [Prepared]) -> R
 fn has_split_product(steps: &[Step], workers: &Workers) -> bool {
     steps.iter().any(|step| match &step.kind {
         StepKind::Dot(d) => gemm::splits_inside(d, workers),
-        StepKind::Rows(g) => has_split_product(&g.steps, workers),
-        kind => kind.blocks().into_iter().any(|b| has_split_product(&b.steps, workers)),
+        kind => kind.nested_steps().into_iter().any(|inner| has_split_product(inner, workers)),
     })
 }
 
