@@ -148,22 +148,43 @@ pub fn gather_strided(
     byte_strides: &[i64],
     elem_size: usize,
 ) -> Result<Vec<u8>> {
+    let count: usize = shape.iter().map(|&d| d as usize).product();
+    let mut out = vec![0u8; count * elem_size];
+    gather_strided_into(src, origin, shape, byte_strides, elem_size, &mut out)?;
+    Ok(out)
+}
+
+/// [`gather_strided`] into `out`, which must hold exactly the dense bytes: a host buffer is copied
+/// once, straight into device memory.
+pub fn gather_strided_into(
+    src: &[u8],
+    origin: usize,
+    shape: &[i64],
+    byte_strides: &[i64],
+    elem_size: usize,
+    out: &mut [u8],
+) -> Result<()> {
     let Some(extent) = byte_extent(shape, byte_strides, elem_size)? else {
-        return Ok(Vec::new());
+        return Ok(());
     };
     checked_origin(src.len(), origin, extent, "strided source")?;
+    let count: usize = shape.iter().map(|&d| d as usize).product();
+    if out.len() != count * elem_size {
+        return Err(Error::internal(format!("gathering {count} elements of {elem_size} bytes into {} bytes", out.len())));
+    }
     let dense = dense_byte_strides(shape, elem_size);
     if same_dims(byte_strides, &dense) {
-        let n = extent.1 as usize;
-        return Ok(src[origin..origin + n].to_vec());
+        out.copy_from_slice(&src[origin..origin + out.len()]);
+        return Ok(());
     }
-    let count: usize = shape.iter().map(|&d| d as usize).product();
-    let mut out = Vec::with_capacity(count * elem_size);
+    let mut chunks = out.chunks_exact_mut(elem_size.max(1));
     for_each_offset(shape, byte_strides, |off| {
         let at = (origin as i64 + off) as usize;
-        out.extend_from_slice(&src[at..at + elem_size]);
+        if let Some(dst) = chunks.next() {
+            dst.copy_from_slice(&src[at..at + elem_size]);
+        }
     });
-    Ok(out)
+    Ok(())
 }
 
 /// Copies dense row-major bytes into a strided array inside `dst`. Element zero goes to byte

@@ -9,6 +9,7 @@ pub mod interp;
 pub mod layout;
 pub mod memory_stats;
 pub mod npz;
+mod pages;
 pub mod tensor;
 
 pub use apu_compiler::{Error, Result};

@@ -2,29 +2,44 @@
 //! element type.
 
 use apu_compiler::ir::TensorType;
+use crate::pages::{Mapping, HUGE_PAGE};
 use std::sync::Arc;
 
 #[derive(Clone, Copy)]
 #[repr(C, align(64))]
 struct Chunk([u8; 64]);
 
+/// Buffers of at least this many bytes get a mapping of their own ([`Mapping`]), so that they are
+/// backed by huge pages; smaller ones come from the heap.
+const MAP_AT_LEAST: usize = HUGE_PAGE;
+
+enum Storage {
+    Heap(Vec<Chunk>),
+    Mapped(Mapping),
+}
+
 /// A zero-initialised, 64-byte aligned byte buffer.
-#[derive(Clone)]
 pub struct AlignedBytes {
-    chunks: Vec<Chunk>,
+    storage: Storage,
     len: usize,
 }
 
 impl AlignedBytes {
     pub fn zeroed(len: usize) -> Self {
+        if len >= MAP_AT_LEAST {
+            if let Some(m) = Mapping::zeroed(len) {
+                return AlignedBytes { storage: Storage::Mapped(m), len };
+            }
+        }
         let n = len.div_ceil(64);
         if n == 0 {
-            return AlignedBytes { chunks: Vec::new(), len };
+            return AlignedBytes { storage: Storage::Heap(Vec::new()), len };
         }
-        // Zeroed allocation (calloc-like) so that large buffers come as fresh zero pages instead of
-        // being written twice; `Vec::from_raw_parts` takes back exactly the layout of `[Chunk; n]`.
+        // `alloc_zeroed` with an alignment above malloc's own writes the zeros itself (no calloc);
+        // the buffers that pass is costly for are mapped above.
         let layout = std::alloc::Layout::array::<Chunk>(n).expect("buffer size overflows");
-        // SAFETY: the layout has a non-zero size; all-zero bytes are a valid `Chunk`.
+        // SAFETY: the layout has a non-zero size; all-zero bytes are a valid `Chunk`;
+        // `Vec::from_raw_parts` takes back exactly the layout of `[Chunk; n]`.
         let chunks = unsafe {
             let ptr = std::alloc::alloc_zeroed(layout) as *mut Chunk;
             if ptr.is_null() {
@@ -32,7 +47,7 @@ impl AlignedBytes {
             }
             Vec::from_raw_parts(ptr, n, n)
         };
-        AlignedBytes { chunks, len }
+        AlignedBytes { storage: Storage::Heap(chunks), len }
     }
     pub fn from_slice(bytes: &[u8]) -> Self {
         let mut out = Self::zeroed(bytes.len());
@@ -46,18 +61,30 @@ impl AlignedBytes {
         self.len == 0
     }
     pub fn as_slice(&self) -> &[u8] {
-        // SAFETY: `chunks` holds at least `len` initialised bytes, contiguous.
-        unsafe { std::slice::from_raw_parts(self.chunks.as_ptr() as *const u8, self.len) }
+        // SAFETY: the storage holds at least `len` initialised bytes, contiguous.
+        unsafe { std::slice::from_raw_parts(self.as_ptr(), self.len) }
     }
     pub fn as_mut_slice(&mut self) -> &mut [u8] {
         // SAFETY: as above, and we hold the only reference.
-        unsafe { std::slice::from_raw_parts_mut(self.chunks.as_mut_ptr() as *mut u8, self.len) }
+        unsafe { std::slice::from_raw_parts_mut(self.as_mut_ptr(), self.len) }
     }
     pub fn as_mut_ptr(&mut self) -> *mut u8 {
-        self.chunks.as_mut_ptr() as *mut u8
+        match &mut self.storage {
+            Storage::Heap(chunks) => chunks.as_mut_ptr() as *mut u8,
+            Storage::Mapped(m) => m.as_mut_ptr(),
+        }
     }
     pub fn as_ptr(&self) -> *const u8 {
-        self.chunks.as_ptr() as *const u8
+        match &self.storage {
+            Storage::Heap(chunks) => chunks.as_ptr() as *const u8,
+            Storage::Mapped(m) => m.as_ptr(),
+        }
+    }
+}
+
+impl Clone for AlignedBytes {
+    fn clone(&self) -> Self {
+        Self::from_slice(self.as_slice())
     }
 }
 
@@ -93,5 +120,30 @@ impl Tensor {
     }
     pub fn bytes(&self) -> &[u8] {
         self.data.as_slice()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buffers_on_either_side_of_the_mapping_threshold_are_zeroed_aligned_and_copy_exactly() {
+        for len in [0, 1, 64, MAP_AT_LEAST - 1, MAP_AT_LEAST, MAP_AT_LEAST + 1, 3 * MAP_AT_LEAST + 4097] {
+            let z = AlignedBytes::zeroed(len);
+            assert_eq!(z.len(), len);
+            assert!(z.as_slice().iter().all(|&b| b == 0), "len {len}");
+            assert_eq!(z.as_ptr() as usize % 64, 0, "len {len}");
+            assert_eq!(matches!(z.storage, Storage::Mapped(_)), cfg!(target_os = "linux") && len >= MAP_AT_LEAST, "len {len}");
+            let bytes: Vec<u8> = (0..len).map(|i| (i * 31 % 251) as u8).collect();
+            let mut b = AlignedBytes::from_slice(&bytes);
+            assert_eq!(b.as_slice(), &bytes[..], "len {len}");
+            let c = b.clone();
+            if len > 0 {
+                b.as_mut_slice()[len - 1] ^= 0xff;
+                assert_ne!(c.as_ptr(), b.as_ptr(), "a clone has its own bytes");
+            }
+            assert_eq!(c.as_slice(), &bytes[..], "a clone keeps the bytes it was made from");
+        }
     }
 }

@@ -12,8 +12,8 @@ use super::memory::memory;
 use super::types::{pjrt_type, storage_type};
 use apu_compiler::ir::TensorType;
 use apu_pjrt_api::*;
-use apu_runtime::layout::{byte_extent, gather_strided, scatter_strided};
-use apu_runtime::{DeviceBuffer, Event, Tensor};
+use apu_runtime::layout::{byte_extent, gather_strided_into, scatter_strided};
+use apu_runtime::{AlignedBytes, DeviceBuffer, Event, Tensor};
 use std::os::raw::c_void;
 use std::sync::Arc;
 
@@ -107,18 +107,15 @@ unsafe fn check_device_layout(
     Ok(())
 }
 
-/// Copies a strided host array into dense bytes.
+/// Copies a strided host array into a dense tensor, once: straight into the tensor's storage.
 ///
 /// # Safety
 /// `data` must be valid for every byte the (shape, strides) pair addresses.
-unsafe fn copy_from_host(
-    data: *const c_void,
-    ty: &TensorType,
-    byte_strides: &[i64],
-) -> ApiResult<Vec<u8>> {
+unsafe fn copy_from_host(data: *const c_void, ty: TensorType, byte_strides: &[i64]) -> ApiResult<Tensor> {
     let elem = ty.elem.byte_size();
+    let mut bytes = AlignedBytes::zeroed(ty.byte_size());
     let Some((low, high)) = byte_extent(&ty.shape, byte_strides, elem)? else {
-        return Ok(Vec::new());
+        return Ok(Tensor { ty, data: Arc::new(bytes) });
     };
     if data.is_null() {
         return Err(ApiError::invalid_argument(format!(
@@ -132,13 +129,8 @@ unsafe fn copy_from_host(
             (high - low) as usize,
         )
     };
-    Ok(gather_strided(
-        src,
-        (-low) as usize,
-        &ty.shape,
-        byte_strides,
-        elem,
-    )?)
+    gather_strided_into(src, (-low) as usize, &ty.shape, byte_strides, elem, bytes.as_mut_slice())?;
+    Ok(Tensor { ty, data: Arc::new(bytes) })
 }
 
 args_min_size! {
@@ -192,12 +184,12 @@ pub(crate) unsafe extern "C" fn client_buffer_from_host_buffer(
         };
         // Every host-buffer semantics is honoured by copying now: the host memory is not needed
         // after this call, so `done_with_host_buffer` is complete already.
-        let bytes = unsafe { copy_from_host(a.data, &ty, &strides)? };
+        let tensor = unsafe { copy_from_host(a.data, ty, &strides)? };
         tracing::debug!(
-            "PJRT_Client_BufferFromHostBuffer: {ty}, byte strides {strides:?}, first bytes {:02x?}",
-            &bytes[..bytes.len().min(16)]
+            "PJRT_Client_BufferFromHostBuffer: {}, byte strides {strides:?}, first bytes {:02x?}",
+            tensor.ty,
+            &tensor.bytes()[..tensor.bytes().len().min(16)]
         );
-        let tensor = Tensor::from_bytes(ty, &bytes)?;
         let buf = DeviceBuffer::ready(tensor, device);
         a.done_with_host_buffer = EventHandle::into_raw(Event::ready());
         a.buffer = BufferHandle::into_raw_as(c.state.clone(), buf, a.type_);
