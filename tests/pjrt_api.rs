@@ -202,6 +202,19 @@ fn host_buffer_round_trips_with_strides_and_layouts() {
         .err()
         .unwrap();
     assert_eq!(e.code, PJRT_Error_Code_UNIMPLEMENTED);
+    // One host element broadcast by zero strides to 2^44 elements (64 TiB): an error that names the
+    // buffer, not an aborted process; past the address space, the type is refused before that.
+    for (dims, code) in [
+        ([1i64 << 22, 1 << 22], PJRT_Error_Code_RESOURCE_EXHAUSTED),
+        ([1 << 40, 1 << 40], PJRT_Error_Code_INVALID_ARGUMENT),
+    ] {
+        let e = client
+            .buffer_from_host(&col_major, PJRT_Buffer_Type_F32, &dims, Some(&[0, 0]), 0)
+            .err()
+            .unwrap();
+        assert_eq!(e.code, code, "{dims:?}: {}", e.message);
+        assert!(e.message.contains(&format!("{}x{}xf32", dims[0], dims[1])), "{}", e.message);
+    }
     let b = client
         .buffer_from_host(&col_major, PJRT_Buffer_Type_F32, &[2, 3], Some(&[4, 8]), 0)
         .unwrap();

@@ -148,6 +148,11 @@ pub fn gather_strided(
     byte_strides: &[i64],
     elem_size: usize,
 ) -> Result<Vec<u8>> {
+    // Checked before allocating: the shape may be out of range for `src`, or for memory.
+    let Some(extent) = byte_extent(shape, byte_strides, elem_size)? else {
+        return Ok(Vec::new());
+    };
+    checked_origin(src.len(), origin, extent, "strided source")?;
     let count: usize = shape.iter().map(|&d| d as usize).product();
     let mut out = vec![0u8; count * elem_size];
     gather_strided_into(src, origin, shape, byte_strides, elem_size, &mut out)?;

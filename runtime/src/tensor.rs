@@ -25,29 +25,39 @@ pub struct AlignedBytes {
 }
 
 impl AlignedBytes {
+    /// A zeroed buffer; aborts like any Rust allocation if memory runs out (sizes a program's
+    /// types fix; sizes a caller asks for go through [`AlignedBytes::try_zeroed`]).
     pub fn zeroed(len: usize) -> Self {
+        match Self::try_zeroed(len) {
+            Some(b) => b,
+            None => std::alloc::handle_alloc_error(std::alloc::Layout::from_size_align(len, 64).unwrap_or(std::alloc::Layout::new::<Chunk>())),
+        }
+    }
+
+    /// A zeroed buffer, or None when `len` bytes cannot be had.
+    pub fn try_zeroed(len: usize) -> Option<Self> {
         if len >= MAP_AT_LEAST {
             if let Some(m) = Mapping::zeroed(len) {
-                return AlignedBytes { storage: Storage::Mapped(m), len };
+                return Some(AlignedBytes { storage: Storage::Mapped(m), len });
             }
         }
         let n = len.div_ceil(64);
         if n == 0 {
-            return AlignedBytes { storage: Storage::Heap(Vec::new()), len };
+            return Some(AlignedBytes { storage: Storage::Heap(Vec::new()), len });
         }
         // `alloc_zeroed` with an alignment above malloc's own writes the zeros itself (no calloc);
         // the buffers that pass is costly for are mapped above.
-        let layout = std::alloc::Layout::array::<Chunk>(n).expect("buffer size overflows");
+        let layout = std::alloc::Layout::array::<Chunk>(n).ok()?;
         // SAFETY: the layout has a non-zero size; all-zero bytes are a valid `Chunk`;
         // `Vec::from_raw_parts` takes back exactly the layout of `[Chunk; n]`.
         let chunks = unsafe {
             let ptr = std::alloc::alloc_zeroed(layout) as *mut Chunk;
             if ptr.is_null() {
-                std::alloc::handle_alloc_error(layout);
+                return None;
             }
             Vec::from_raw_parts(ptr, n, n)
         };
-        AlignedBytes { storage: Storage::Heap(chunks), len }
+        Some(AlignedBytes { storage: Storage::Heap(chunks), len })
     }
     pub fn from_slice(bytes: &[u8]) -> Self {
         let mut out = Self::zeroed(bytes.len());

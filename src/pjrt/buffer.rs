@@ -4,7 +4,7 @@
 //! finished before `BufferFromHostBuffer` returns, so `done_with_host_buffer` is already complete.
 
 use super::client::{client, ClientState};
-use super::error::ApiError;
+use super::error::{ApiError, ErrorCode};
 use super::event::EventHandle;
 use super::guard::{args_min_size, entry, handle, slice, ApiResult};
 use super::host_layout::layout_byte_strides;
@@ -113,9 +113,16 @@ unsafe fn check_device_layout(
 /// `data` must be valid for every byte the (shape, strides) pair addresses.
 unsafe fn copy_from_host(data: *const c_void, ty: TensorType, byte_strides: &[i64]) -> ApiResult<Tensor> {
     let elem = ty.elem.byte_size();
-    let mut bytes = AlignedBytes::zeroed(ty.byte_size());
+    // The extent is checked (overflow, strides against the rank) before any memory is allocated.
     let Some((low, high)) = byte_extent(&ty.shape, byte_strides, elem)? else {
-        return Ok(Tensor { ty, data: Arc::new(bytes) });
+        return Ok(Tensor::zeroed(ty));
+    };
+    let size = ty.shape.iter().try_fold(elem, |n, &d| n.checked_mul(d as usize));
+    let Some(mut bytes) = size.and_then(AlignedBytes::try_zeroed) else {
+        return Err(ApiError::new(
+            ErrorCode::ResourceExhausted,
+            format!("cannot allocate a {ty} buffer: larger than the address space or than free memory"),
+        ));
     };
     if data.is_null() {
         return Err(ApiError::invalid_argument(format!(
