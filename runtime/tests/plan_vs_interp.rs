@@ -493,7 +493,6 @@ proptest! {
     }
 }
 
-/// A scalar constant of integer type `elem` holding `v` wrapped to the type's width.
 proptest! {
     #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 
@@ -600,6 +599,7 @@ proptest! {
     }
 }
 
+/// A scalar constant of integer type `elem` holding `v` wrapped to the type's width.
 fn int_const(b: &mut FnBuilder, elem: E, v: i64) -> ValueId {
     scalar_const(b, elem, v.to_le_bytes()[..elem.byte_size()].to_vec())
 }
