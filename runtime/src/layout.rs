@@ -139,28 +139,9 @@ fn checked_origin(len: usize, origin: usize, extent: (i64, i64), what: &str) -> 
     Ok(())
 }
 
-/// Copies a strided array out of `src` into dense row-major bytes. Element zero is at byte
-/// `origin` of `src`.
-pub fn gather_strided(
-    src: &[u8],
-    origin: usize,
-    shape: &[i64],
-    byte_strides: &[i64],
-    elem_size: usize,
-) -> Result<Vec<u8>> {
-    // Checked before allocating: the shape may be out of range for `src`, or for memory.
-    let Some(extent) = byte_extent(shape, byte_strides, elem_size)? else {
-        return Ok(Vec::new());
-    };
-    checked_origin(src.len(), origin, extent, "strided source")?;
-    let count: usize = shape.iter().map(|&d| d as usize).product();
-    let mut out = vec![0u8; count * elem_size];
-    gather_strided_into(src, origin, shape, byte_strides, elem_size, &mut out)?;
-    Ok(out)
-}
-
-/// [`gather_strided`] into `out`, which must hold exactly the dense bytes: a host buffer is copied
-/// once, straight into device memory.
+/// Copies a strided array out of `src` into `out`, dense row-major bytes (`out` must hold exactly
+/// that many). Element zero is at byte `origin` of `src`. The caller allocates `out` (a host buffer
+/// is copied once, straight into device memory), after [`byte_extent`] has accepted the shape.
 pub fn gather_strided_into(
     src: &[u8],
     origin: usize,
@@ -230,6 +211,17 @@ pub fn scatter_strided(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Gathers into a new `Vec`, allocated once `byte_extent` has accepted the shape (as
+    /// `BufferFromHostBuffer` does into device memory).
+    fn gather_strided(src: &[u8], origin: usize, shape: &[i64], byte_strides: &[i64], elem_size: usize) -> Result<Vec<u8>> {
+        if byte_extent(shape, byte_strides, elem_size)?.is_none() {
+            return Ok(Vec::new());
+        }
+        let mut out = vec![0u8; shape.iter().map(|&d| d as usize).product::<usize>() * elem_size];
+        gather_strided_into(src, origin, shape, byte_strides, elem_size, &mut out)?;
+        Ok(out)
+    }
 
     #[test]
     fn dense_strides_are_row_major() {

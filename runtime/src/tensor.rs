@@ -28,10 +28,9 @@ impl AlignedBytes {
     /// A zeroed buffer; aborts like any Rust allocation if memory runs out (sizes a program's
     /// types fix; sizes a caller asks for go through [`AlignedBytes::try_zeroed`]).
     pub fn zeroed(len: usize) -> Self {
-        match Self::try_zeroed(len) {
-            Some(b) => b,
-            None => std::alloc::handle_alloc_error(std::alloc::Layout::from_size_align(len, 64).unwrap_or(std::alloc::Layout::new::<Chunk>())),
-        }
+        Self::try_zeroed(len).unwrap_or_else(|| {
+            std::alloc::handle_alloc_error(std::alloc::Layout::from_size_align(len, 64).unwrap_or(std::alloc::Layout::new::<Chunk>()))
+        })
     }
 
     /// A zeroed buffer, or None when `len` bytes cannot be had.

@@ -117,8 +117,8 @@ unsafe fn copy_from_host(data: *const c_void, ty: TensorType, byte_strides: &[i6
     let Some((low, high)) = byte_extent(&ty.shape, byte_strides, elem)? else {
         return Ok(Tensor::zeroed(ty));
     };
-    let size = ty.shape.iter().try_fold(elem, |n, &d| n.checked_mul(d as usize));
-    let Some(mut bytes) = size.and_then(AlignedBytes::try_zeroed) else {
+    // `tensor_type` has checked that the byte size fits the address space.
+    let Some(mut bytes) = AlignedBytes::try_zeroed(ty.byte_size()) else {
         return Err(ApiError::new(
             ErrorCode::ResourceExhausted,
             format!("cannot allocate a {ty} buffer: larger than the address space or than free memory"),
