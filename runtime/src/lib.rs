@@ -10,6 +10,7 @@ pub mod layout;
 pub mod memory_stats;
 pub mod npz;
 mod pages;
+mod spin;
 pub mod tensor;
 
 pub use apu_compiler::{Error, Result};

@@ -15,6 +15,7 @@ mod gemm;
 mod reduce;
 mod rows;
 mod scalar;
+mod team;
 mod transpose;
 pub mod workers;
 

@@ -1,6 +1,7 @@
 //! Thread pools for splitting large kernels. Small work runs on the calling thread: handing work
 //! to a pool costs tens of microseconds, more than a small kernel takes.
 
+use super::team::Team;
 use once_cell::sync::{Lazy, OnceCell};
 use rayon::ThreadPool;
 use std::collections::HashMap;
@@ -8,35 +9,36 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-/// Pools by (kind, thread count), shared by every program with the same thread count.
-static POOLS: Lazy<Mutex<HashMap<(PoolKind, usize), Arc<ThreadPool>>>> = Lazy::new(|| Mutex::new(HashMap::new()));
+/// Helper teams and GEMM pools by size, shared by every program with the same thread count.
+static TEAMS: Lazy<Mutex<HashMap<usize, Arc<Team>>>> = Lazy::new(|| Mutex::new(HashMap::new()));
+static POOLS: Lazy<Mutex<HashMap<usize, Arc<ThreadPool>>>> = Lazy::new(|| Mutex::new(HashMap::new()));
 
-/// Why a pool exists; each kind has its own threads (decision 37).
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-enum PoolKind {
-    /// `threads - 1` helpers for [`Workers::for_ranges`], whose calling thread works too.
-    Helpers,
-    /// `threads` threads for [`Workers::enter`]: the `gemm` crate's splitting, and whole runs of
-    /// plans with products that large (decision 38).
-    Whole,
+/// `size` helpers for [`Workers::for_ranges`], whose calling thread works too (decisions 37, 40).
+fn shared_team(size: usize) -> apu_compiler::Result<Arc<Team>> {
+    let mut teams = TEAMS.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(t) = teams.get(&size) {
+        return Ok(t.clone());
+    }
+    let t = Team::start(size, "apu-worker").map_err(|e| apu_compiler::Error::internal(format!("cannot start {size} helper threads: {e}")))?;
+    let t = Arc::new(t);
+    teams.insert(size, t.clone());
+    Ok(t)
 }
 
-fn shared_pool(kind: PoolKind, size: usize) -> apu_compiler::Result<Arc<ThreadPool>> {
+/// `size` threads for [`Workers::enter`]: the `gemm` crate's splitting, and whole runs of plans
+/// with products that large (decision 38).
+fn shared_pool(size: usize) -> apu_compiler::Result<Arc<ThreadPool>> {
     let mut pools = POOLS.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some(p) = pools.get(&(kind, size)) {
+    if let Some(p) = pools.get(&size) {
         return Ok(p.clone());
     }
-    let prefix = match kind {
-        PoolKind::Helpers => "apu-worker",
-        PoolKind::Whole => "apu-gemm",
-    };
     let p = rayon::ThreadPoolBuilder::new()
         .num_threads(size)
-        .thread_name(move |i| format!("{prefix}-{i}"))
+        .thread_name(|i| format!("apu-gemm-{i}"))
         .build()
         .map_err(|e| apu_compiler::Error::internal(format!("cannot start {size} worker threads: {e}")))?;
     let p = Arc::new(p);
-    pools.insert((kind, size), p.clone());
+    pools.insert(size, p.clone());
     Ok(p)
 }
 
@@ -46,7 +48,12 @@ pub fn default_threads() -> usize {
         .ok()
         .and_then(|v| v.trim().parse::<usize>().ok())
         .filter(|&n| n > 0)
-        .unwrap_or_else(|| *CORES)
+        .unwrap_or_else(cores)
+}
+
+/// The machine's cores.
+pub(crate) fn cores() -> usize {
+    *CORES
 }
 
 /// The machine's cores, asked once: `available_parallelism` reads cgroup files on Linux, which
@@ -57,13 +64,11 @@ static CORES: Lazy<usize> = Lazy::new(|| std::thread::available_parallelism().ma
 /// pool of `threads` for the GEMM crate's own splitting, started when a product first needs it; a
 /// run of a plan with such a product runs whole on that pool, its split kernels too.
 ///
-/// The helpers are their own pool, one thread fewer than `threads`, because an idle rayon thread
-/// does not sleep at once: it calls `sched_yield` some 32 times first. With `threads` pool threads
-/// behind a caller that works too, the one left without a piece yielded on a core where another
-/// thread was streaming memory, ~10 context switches per 1.4 ms last-axis sum instead of ~2.
+/// The helpers are one thread fewer than `threads`, since the calling thread works too (decision
+/// 37), and they spin between jobs for a while instead of sleeping at once (decision 40).
 pub struct Workers {
     threads: usize,
-    helpers: Option<Arc<ThreadPool>>,
+    helpers: Option<Arc<Team>>,
     whole: OnceCell<Arc<ThreadPool>>,
     /// Below this much work (elements times per-element cost) a kernel runs on the calling thread.
     min_parallel: usize,
@@ -72,7 +77,7 @@ pub struct Workers {
 impl Workers {
     pub fn new(threads: usize, min_parallel: usize) -> apu_compiler::Result<Workers> {
         let threads = threads.max(1);
-        let helpers = if threads > 1 { Some(shared_pool(PoolKind::Helpers, threads - 1)?) } else { None };
+        let helpers = if threads > 1 { Some(shared_team(threads - 1)?) } else { None };
         Ok(Workers { threads, helpers, whole: OnceCell::new(), min_parallel })
     }
 
@@ -92,7 +97,7 @@ impl Workers {
     /// thread when there is one thread (or the pool cannot be started).
     pub fn enter<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
         if self.threads > 1 {
-            if let Ok(p) = self.whole.get_or_try_init(|| shared_pool(PoolKind::Whole, self.threads)) {
+            if let Ok(p) = self.whole.get_or_try_init(|| shared_pool(self.threads)) {
                 return p.install(f);
             }
         }
@@ -103,8 +108,8 @@ impl Workers {
     /// `n * cost` reaches the threshold, else in one call on this thread.
     pub fn for_ranges(&self, n: usize, align: usize, cost: usize, f: &(dyn Fn(Range<usize>) + Sync)) {
         let align = align.max(1);
-        let pool = match &self.helpers {
-            Some(p) if n.saturating_mul(cost.max(1)) >= self.min_parallel && n > align => p,
+        let team = match &self.helpers {
+            Some(t) if n.saturating_mul(cost.max(1)) >= self.min_parallel && n > align => t,
             _ => {
                 if n > 0 {
                     f(0..n);
@@ -112,9 +117,9 @@ impl Workers {
                 return;
             }
         };
-        // Pieces are claimed from a shared counter by the calling thread and one task per helper:
-        // `threads` runnable threads in all (the caller already has a core), and a thread slowed
-        // by something else on the machine takes fewer pieces.
+        // Pieces are claimed from a shared counter by the calling thread and each helper, so a
+        // thread slowed by something else on the machine (or a helper that starts late) takes
+        // fewer pieces.
         let pieces = (self.threads * 2).min(n.div_ceil(align));
         let per = n.div_ceil(pieces).div_ceil(align) * align;
         let next = AtomicUsize::new(0);
@@ -125,17 +130,20 @@ impl Workers {
             }
             f(start..(start + per).min(n));
         };
-        let work = &work;
-        let tasks = self.threads.min(pieces) - 1;
+        let helpers = self.threads.min(pieces) - 1;
         // Inside a run entered on the pool of `threads` ([`Workers::enter`]), this thread is one
         // of that pool's, and the other `threads - 1` take the rest.
-        let pool = self.whole.get().filter(|p| p.current_thread_index().is_some()).unwrap_or(pool);
-        pool.in_place_scope(|s| {
-            for _ in 0..tasks {
-                s.spawn(move |_| work());
-            }
-            work();
-        });
+        if let Some(pool) = self.whole.get().filter(|p| p.current_thread_index().is_some()) {
+            let work = &work;
+            pool.in_place_scope(|s| {
+                for _ in 0..helpers {
+                    s.spawn(move |_| work());
+                }
+                work();
+            });
+        } else {
+            team.run(helpers, &work);
+        }
     }
 }
 
