@@ -123,12 +123,13 @@ impl Team {
     }
 }
 
-/// Waits for a helper that took a job to finish it: spinning, as it is running the same work as
-/// the caller just did, then yielding if it was kept off a CPU.
+/// Waits for a helper that took a job to finish it: a short spin, as it is running the same work
+/// as the caller just did, then yielding, so that a helper sharing this CPU (more threads than
+/// cores) gets it to finish its piece instead of waiting behind a spinning caller.
 fn wait_until_done(s: &Slot) {
     let mut spins = 0u32;
     while s.state.load(Acquire) != DONE {
-        if spins < 1 << 14 {
+        if spins < 256 {
             spins += 1;
             std::hint::spin_loop();
         } else {

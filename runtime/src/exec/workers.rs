@@ -142,7 +142,10 @@ impl Workers {
                 work();
             });
         } else {
-            team.run(helpers, &work);
+            // No more threads at once than cores: with more (`APU_NUM_THREADS` above the cores),
+            // a woken helper preempted a thread that held a piece, and the kernel waited for it
+            // (1.1-1.7x slower with 4 threads on 2 cores). The pieces stay as many.
+            team.run(helpers.min(cores().saturating_sub(1)), &work);
         }
     }
 }
@@ -178,6 +181,22 @@ mod tests {
         let (runner, inside) = w.enter(|| (std::thread::current().name().map(str::to_string), split_threads(&w, 1000)));
         assert!(runner.as_deref().is_some_and(|t| t.starts_with("apu-gemm-")), "{runner:?}");
         assert!(inside.iter().all(|t| t.starts_with("apu-gemm-")), "{inside:?}");
+    }
+
+    #[test]
+    fn no_more_threads_run_a_split_kernel_at_once_than_cores() {
+        let w = Workers::new(cores() + 2, 1).unwrap();
+        // Pieces long enough that every posted helper would take one.
+        let names = Mutex::new(Vec::new());
+        w.for_ranges(1000, 1, 1, &|_| {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+            names.lock().unwrap().push(std::thread::current().id());
+        });
+        let mut names = names.into_inner().unwrap();
+        assert_eq!(names.len(), 2 * (cores() + 2), "two pieces per thread");
+        names.sort_by_key(|t| format!("{t:?}"));
+        names.dedup();
+        assert!(names.len() <= cores(), "{} cores, pieces ran on {} threads", cores(), names.len());
     }
 
     #[test]
