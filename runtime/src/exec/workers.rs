@@ -77,7 +77,10 @@ pub struct Workers {
 impl Workers {
     pub fn new(threads: usize, min_parallel: usize) -> apu_compiler::Result<Workers> {
         let threads = threads.max(1);
-        let helpers = if threads > 1 { Some(shared_team(threads - 1)?) } else { None };
+        // No more threads run a split kernel at once than cores: with more (`APU_NUM_THREADS` above
+        // the cores), a woken helper preempted a thread that held a piece, and the kernel waited
+        // for it (1.1-1.7x slower with 4 threads on 2 cores). The pieces stay `2 * threads`.
+        let helpers = if threads > 1 { Some(shared_team(threads.min(cores()) - 1)?) } else { None };
         Ok(Workers { threads, helpers, whole: OnceCell::new(), min_parallel })
     }
 
@@ -142,10 +145,7 @@ impl Workers {
                 work();
             });
         } else {
-            // No more threads at once than cores: with more (`APU_NUM_THREADS` above the cores),
-            // a woken helper preempted a thread that held a piece, and the kernel waited for it
-            // (1.1-1.7x slower with 4 threads on 2 cores). The pieces stay as many.
-            team.run(helpers.min(cores().saturating_sub(1)), &work);
+            team.run(helpers, &work);
         }
     }
 }
