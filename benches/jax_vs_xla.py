@@ -177,6 +177,22 @@ def compile_times(fn_factory, args, devices, rounds):
     return {d: (statistics.median(lo[1:]), statistics.median(co[1:])) for d, (lo, co) in samples.items()}
 
 
+def probe(when, probes):
+    """Runs the machine probe `scripts/bench.sh` built (APU_BENCH_PROBE, benches/hw/read_bw.c), if any:
+    this shared machine's memory speed, and whether its two CPUs share a cache, change from hour to
+    hour, and the memory-bound rows of the table with them."""
+    path = os.environ.get("APU_BENCH_PROBE")
+    if not path:
+        return
+    try:
+        done = subprocess.run([path], capture_output=True, text=True, timeout=120)
+        out = done.stdout.strip() if done.returncode == 0 else f"probe failed (exit status {done.returncode})"
+    except (OSError, subprocess.SubprocessError) as e:
+        out = f"probe failed: {e}"
+    print(f"machine {when}: {out}", flush=True)
+    probes.append((when, out))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="smaller sizes, shorter timing (for smoke runs)")
@@ -187,6 +203,8 @@ def main():
         opts.write = None
 
     apu, cpu = jax.devices("apu")[0], jax.devices("cpu")[0]
+    probes = []
+    probe("before", probes)
     r = np.random.default_rng(0)
     budget = 0.2 if opts.quick else 1.0
     rows = []
@@ -203,6 +221,7 @@ def main():
         rows.append((name, t_apu, t_cpu, ratio))
         print(f"{name:36s} apu {fmt(t_apu):>10s}   XLA:CPU {fmt(t_cpu):>10s}   ratio {ratio:6.2f}", flush=True)
 
+    probe("after", probes)
     if opts.only and opts.only not in "compile time, MLP gradient":
         return 0
     params, x, y = mlp_inputs(np.random.default_rng(1))
@@ -237,6 +256,9 @@ def main():
             f"ratio = apu / XLA:CPU, the median of the {ROUNDS} per-pair ratios (below 1: apu is faster).",
             "The machine is shared: differences under ~15 % (compute) or ~30 % (memory-bound) are noise.",
             lowering_note,
+        ]
+        lines += [f"Machine {when} the timings (`benches/hw/read_bw.c`): {text}" for when, text in probes]
+        lines += [
             "",
             "| workload | apu | XLA:CPU | ratio |",
             "|---|---|---|---|",

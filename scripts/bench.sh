@@ -22,4 +22,10 @@ else
     export APU_LIBRARY_PATH="$lib"
 fi
 cd "$APU_ROOT"
+# The machine probe, when a C compiler is at hand: printed, and written above the table.
+probe_dir="$(mktemp -d)"
+trap 'rm -rf "$probe_dir"' EXIT
+if cc -O2 -mavx512f -pthread -o "$probe_dir/read_bw" benches/hw/read_bw.c 2>/dev/null; then
+    export APU_BENCH_PROBE="$probe_dir/read_bw"
+fi
 "$py" benches/jax_vs_xla.py --write docs/performance.md ${args[@]+"${args[@]}"}

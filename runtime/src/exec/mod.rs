@@ -5,6 +5,7 @@
 //! `APU_EXECUTOR=interp` makes every program run on the reference interpreter (for debugging);
 //! `APU_NUM_THREADS` sets the worker count.
 
+mod claims;
 mod control;
 mod conv;
 mod dynamic_slice;

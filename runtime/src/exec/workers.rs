@@ -1,12 +1,12 @@
 //! Thread pools for splitting large kernels. Small work runs on the calling thread: handing work
 //! to a pool costs tens of microseconds, more than a small kernel takes.
 
+use super::claims::{current_cpu, HomeClaims};
 use super::team::Team;
 use once_cell::sync::{Lazy, OnceCell};
 use rayon::ThreadPool;
 use std::collections::HashMap;
 use std::ops::Range;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// Helper teams and GEMM pools by size, shared by every program with the same thread count.
@@ -120,20 +120,23 @@ impl Workers {
                 return;
             }
         };
-        // Pieces are claimed from a shared counter by the calling thread and each helper, so a
-        // thread slowed by something else on the machine (or a helper that starts late) takes
-        // fewer pieces.
+        // Pieces are claimed by the calling thread and each helper, so a thread slowed by
+        // something else on the machine (or a helper that starts late) takes fewer pieces. Each
+        // takes its CPU's share first, so that a loop calling the kernel reads each row on the
+        // same CPU every time (decision 42).
         let pieces = (self.threads * 2).min(n.div_ceil(align));
         let per = n.div_ceil(pieces).div_ceil(align) * align;
-        let next = AtomicUsize::new(0);
-        let work = || loop {
-            let start = next.fetch_add(1, Ordering::Relaxed).saturating_mul(per);
-            if start >= n {
-                break;
-            }
-            f(start..(start + per).min(n));
-        };
         let helpers = self.threads.min(pieces) - 1;
+        let claims = HomeClaims::new(pieces, helpers + 1);
+        let work = || {
+            let home = claims.home_of(current_cpu());
+            while let Some(p) = claims.next(home) {
+                let start = p * per;
+                if start < n {
+                    f(start..(start + per).min(n));
+                }
+            }
+        };
         // Inside a run entered on the pool of `threads` ([`Workers::enter`]), this thread is one
         // of that pool's, and the other `threads - 1` take the rest.
         if let Some(pool) = self.whole.get().filter(|p| p.current_thread_index().is_some()) {
@@ -153,6 +156,7 @@ impl Workers {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
 
     /// Names of the threads that ran pieces of a split `0..n`, after checking that every index
     /// was covered exactly once.
