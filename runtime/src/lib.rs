@@ -1,5 +1,5 @@
-//! apu's runtime: tensors in host memory, the reference interpreter (the semantic oracle), and (later)
-//! the plan executor on a rayon pool. Never sees FFI.
+//! apu's runtime: tensors in host memory, the reference interpreter (the semantic oracle), and the
+//! plan executor, which splits large kernels across a team of helper threads. Never sees FFI.
 
 pub mod buffer;
 pub mod device;

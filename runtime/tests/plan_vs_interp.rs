@@ -781,10 +781,10 @@ fn division_by_a_broadcast_value_multiplies_by_its_reciprocal() {
     }
 }
 
-/// Products big enough (m * n * k over 2^21) that the plan splits one product across threads
-/// inside the GEMM rather than by rows.
+/// Products big enough (m * n * k over 2^21) that the plan splits one product into one block of
+/// rows per thread (150 rows on 3 threads: blocks of 64, 64 and 22), batched or not (decision 43).
 #[test]
-fn large_dots_split_inside_the_gemm() {
+fn large_dots_split_into_one_block_of_rows_per_thread() {
     for (batch, elem) in [(vec![], E::F32), (vec![2], E::F64)] {
         let m = batched_dot_module(&batch, 150, 130, 120, elem);
         same_everywhere(&m, 7).unwrap();
@@ -849,12 +849,12 @@ fn dots_propagate_nan_and_infinity() {
     }
 }
 
-/// Runs of plans with a product split inside the GEMM run whole on the GEMM pool (decision 38),
-/// which every program with the same thread count shares. Two such programs run from four threads
-/// at once (as two devices would) give, every time, the bytes each gives when run alone: a pool
-/// thread that waits at the end of a split and meanwhile takes another run must not mix them up.
+/// Programs with the same thread count share one helper team, and a product this large is split
+/// across it. Two such programs run from four threads at once (as two devices would) give, every
+/// time, the bytes each gives when run alone: a caller that finds the team busy runs its product
+/// alone, and no run's pieces may land in another's output.
 #[test]
-fn concurrent_runs_on_the_shared_gemm_pool_keep_their_own_results() {
+fn concurrent_runs_of_split_products_keep_their_own_results() {
     let programs: Vec<(Program, Vec<Tensor>)> = [(150i64, 130i64, 120i64, 3u64), (140, 160, 130, 4)]
         .into_iter()
         .map(|(m, k, n, seed)| {

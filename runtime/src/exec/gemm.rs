@@ -1,7 +1,7 @@
 //! dot_general as batched GEMM on the `gemm` crate. Operands are addressed by strides, so
-//! transposed operands are not copied. A large product runs on all of the pool's threads through
-//! the crate's own splitting (the threads share the packed operand panels); many small products
-//! (batch dims) are split by rows across the pool instead, one thread per block.
+//! transposed operands are not copied. Products are split by rows across the program's threads
+//! (the calling thread and its helpers), each block a one-thread GEMM: a large product in one
+//! block per thread, many small products (batch dims) in blocks of rows (decision 43).
 
 use super::workers::Workers;
 use super::Ptr;
@@ -9,16 +9,16 @@ use apu_compiler::ir::ElementType as E;
 use apu_compiler::plan::DotKernel;
 use gemm::Parallelism;
 
-/// Products of at least this many multiply-adds (m * n * k) are split inside the GEMM; below it
-/// one product is cheaper on one thread than the hand-off (about 128^3).
+/// Products of at least this many multiply-adds (m * n * k) are split into one block of rows per
+/// thread; below it one product is cheaper on one thread than the hand-off (about 128^3).
 const SPLIT_ONE_PRODUCT: usize = 1 << 21;
 
 pub fn supported(lhs: E, rhs: E, out: E) -> bool {
     lhs == rhs && rhs == out && matches!(out, E::F32 | E::F64)
 }
 
-/// Whether `d` is one product large enough to be split inside the GEMM (on the pool of `threads`).
-pub fn splits_inside(d: &DotKernel, workers: &Workers) -> bool {
+/// Whether `d` is one product large enough to be split into one block of rows per thread.
+fn one_block_per_thread(d: &DotKernel, workers: &Workers) -> bool {
     let product = d.m.saturating_mul(d.n).saturating_mul(d.k);
     workers.threads() > 1 && product >= SPLIT_ONE_PRODUCT && workers.worth_splitting(product)
 }
@@ -31,22 +31,23 @@ pub unsafe fn run(d: &DotKernel, a: Ptr, b: Ptr, c: Ptr, workers: &Workers) {
     if rows == 0 || n == 0 {
         return;
     }
-    if splits_inside(d, workers) {
-        let threads = workers.threads();
-        workers.enter(|| {
-            for bi in 0..d.batch {
-                block(d, a, b, c, bi, 0, m, Parallelism::Rayon(threads));
-            }
-        });
+    let cost = n.saturating_mul(k).max(1);
+    if one_block_per_thread(d, workers) {
+        // One block of rows per thread: each block packs all of B once, so fewer, larger blocks
+        // pack less; with decision 42 each CPU takes the same rows every call.
+        let per = m.div_ceil(workers.threads()).next_multiple_of(16);
+        for bi in 0..d.batch {
+            let f = |r: std::ops::Range<usize>| block(d, a, b, c, bi, r.start, r.len());
+            workers.for_ranges(m, per, cost, &f);
+        }
         return;
     }
-    let cost = n.saturating_mul(k).max(1);
     let f = |r: std::ops::Range<usize>| {
         let mut row = r.start;
         while row < r.end {
             let (bi, mi) = (row / m, row % m);
             let take = (m - mi).min(r.end - row);
-            block(d, a, b, c, bi, mi, take, Parallelism::None);
+            block(d, a, b, c, bi, mi, take);
             row += take;
         }
     };
@@ -54,12 +55,12 @@ pub unsafe fn run(d: &DotKernel, a: Ptr, b: Ptr, c: Ptr, workers: &Workers) {
     workers.for_ranges(rows, 16, cost, &f);
 }
 
-/// Rows `mi..mi + rows` of product `bi`.
+/// Rows `mi..mi + rows` of product `bi`, on this thread.
 #[allow(clippy::too_many_arguments)]
-unsafe fn block(d: &DotKernel, a: Ptr, b: Ptr, c: Ptr, bi: usize, mi: usize, rows: usize, par: Parallelism) {
+unsafe fn block(d: &DotKernel, a: Ptr, b: Ptr, c: Ptr, bi: usize, mi: usize, rows: usize) {
     match d.elem {
-        E::F32 => block_typed::<f32>(d, a, b, c, bi, mi, rows, par),
-        E::F64 => block_typed::<f64>(d, a, b, c, bi, mi, rows, par),
+        E::F32 => block_typed::<f32>(d, a, b, c, bi, mi, rows),
+        E::F64 => block_typed::<f64>(d, a, b, c, bi, mi, rows),
         _ => {}
     }
 }
@@ -79,7 +80,7 @@ impl Element for f64 {
 }
 
 #[allow(clippy::too_many_arguments)]
-unsafe fn block_typed<T: Element>(d: &DotKernel, a: Ptr, b: Ptr, c: Ptr, bi: usize, mi: usize, rows: usize, par: Parallelism) {
+unsafe fn block_typed<T: Element>(d: &DotKernel, a: Ptr, b: Ptr, c: Ptr, bi: usize, mi: usize, rows: usize) {
     let [lbs, lms, lks] = d.lhs_strides;
     let [rbs, rks, rns] = d.rhs_strides;
     let (n, k) = (d.n, d.k);
@@ -111,6 +112,6 @@ unsafe fn block_typed<T: Element>(d: &DotKernel, a: Ptr, b: Ptr, c: Ptr, bi: usi
         false,
         false,
         false,
-        par,
+        Parallelism::None,
     )
 }

@@ -137,9 +137,6 @@ struct Executable {
     prepared: Vec<Prepared>,
     constants: Vec<(usize, Arc<AlignedBytes>)>,
     workers: Workers,
-    /// Whether runs go onto the pool's threads ([`Workers::enter`]): the plan has a product
-    /// large enough to be split inside the GEMM.
-    enter_pool: bool,
     /// See [`Options::row_block_bytes`].
     row_block_bytes: usize,
     /// Buffers left from earlier runs, reused so large buffers stay mapped.
@@ -187,13 +184,11 @@ impl Program {
             constants.push((*slot, Arc::new(AlignedBytes::from_slice(&lit.to_dense_bytes()))));
         }
         let workers = Workers::new(options.threads, options.min_parallel_work)?;
-        let enter_pool = has_split_product(&plan.steps, &workers);
         Ok(Program::new(Kind::Plan(Box::new(Executable {
             plan,
             prepared,
             constants,
             workers,
-            enter_pool,
             row_block_bytes: options.row_block_bytes.max(1),
             spare: Mutex::new(Vec::new()),
             handed_out: Mutex::new(Vec::new()),
@@ -245,14 +240,6 @@ fn prepare(steps: &[Step], types: &[TensorType], prepared: &mut [Prepared]) -> R
     Ok(())
 }
 
-/// Whether any of `steps` (or of their nested blocks) is a product split inside the GEMM.
-fn has_split_product(steps: &[Step], workers: &Workers) -> bool {
-    steps.iter().any(|step| match &step.kind {
-        StepKind::Dot(d) => gemm::splits_inside(d, workers),
-        kind => kind.nested_steps().into_iter().any(|inner| has_split_product(inner, workers)),
-    })
-}
-
 type Slots = [Option<Arc<AlignedBytes>>];
 
 fn take_buffer(pool: &mut Vec<AlignedBytes>, len: usize) -> AlignedBytes {
@@ -288,11 +275,7 @@ impl Executable {
                 }
             }
         }
-        if self.enter_pool {
-            self.workers.enter(|| self.run_steps(&plan.steps, &mut slots, &mut pool, rng))?;
-        } else {
-            self.run_steps(&plan.steps, &mut slots, &mut pool, rng)?;
-        }
+        self.run_steps(&plan.steps, &mut slots, &mut pool, rng)?;
         let mut out = Vec::with_capacity(plan.results.len());
         for &r in &plan.results {
             let data = slots[r].clone().ok_or_else(|| Error::internal(format!("result slot {r} was never written")))?;

@@ -3,15 +3,13 @@
 
 use super::claims::{current_cpu, HomeClaims};
 use super::team::Team;
-use once_cell::sync::{Lazy, OnceCell};
-use rayon::ThreadPool;
+use once_cell::sync::Lazy;
 use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::{Arc, Mutex};
 
-/// Helper teams and GEMM pools by size, shared by every program with the same thread count.
+/// Helper teams by size, shared by every program with the same thread count.
 static TEAMS: Lazy<Mutex<HashMap<usize, Arc<Team>>>> = Lazy::new(|| Mutex::new(HashMap::new()));
-static POOLS: Lazy<Mutex<HashMap<usize, Arc<ThreadPool>>>> = Lazy::new(|| Mutex::new(HashMap::new()));
 
 /// `size` helpers for [`Workers::for_ranges`], whose calling thread works too (decisions 37, 40).
 fn shared_team(size: usize) -> apu_compiler::Result<Arc<Team>> {
@@ -23,23 +21,6 @@ fn shared_team(size: usize) -> apu_compiler::Result<Arc<Team>> {
     let t = Arc::new(t);
     teams.insert(size, t.clone());
     Ok(t)
-}
-
-/// `size` threads for [`Workers::enter`]: the `gemm` crate's splitting, and whole runs of plans
-/// with products that large (decision 38).
-fn shared_pool(size: usize) -> apu_compiler::Result<Arc<ThreadPool>> {
-    let mut pools = POOLS.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some(p) = pools.get(&size) {
-        return Ok(p.clone());
-    }
-    let p = rayon::ThreadPoolBuilder::new()
-        .num_threads(size)
-        .thread_name(|i| format!("apu-gemm-{i}"))
-        .build()
-        .map_err(|e| apu_compiler::Error::internal(format!("cannot start {size} worker threads: {e}")))?;
-    let p = Arc::new(p);
-    pools.insert(size, p.clone());
-    Ok(p)
 }
 
 /// Number of threads by default: `APU_NUM_THREADS` if set, else the machine's cores.
@@ -60,16 +41,14 @@ pub(crate) fn cores() -> usize {
 /// costs more than the rest of compiling a small program.
 static CORES: Lazy<usize> = Lazy::new(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
 
-/// A program's threads: the calling thread plus `threads - 1` helpers for split kernels, and a
-/// pool of `threads` for the GEMM crate's own splitting, started when a product first needs it; a
-/// run of a plan with such a product runs whole on that pool, its split kernels too.
+/// A program's threads: the calling thread plus `threads - 1` helpers for split kernels, large
+/// products included (decision 43).
 ///
 /// The helpers are one thread fewer than `threads`, since the calling thread works too (decision
 /// 37), and they spin between jobs for a while instead of sleeping at once (decision 40).
 pub struct Workers {
     threads: usize,
     helpers: Option<Arc<Team>>,
-    whole: OnceCell<Arc<ThreadPool>>,
     /// Below this much work (elements times per-element cost) a kernel runs on the calling thread.
     min_parallel: usize,
 }
@@ -81,7 +60,7 @@ impl Workers {
         // the cores), a woken helper preempted a thread that held a piece, and the kernel waited
         // for it (1.1-1.7x slower with 4 threads on 2 cores). The pieces stay `2 * threads`.
         let helpers = if threads > 1 { Some(shared_team(threads.min(cores()) - 1)?) } else { None };
-        Ok(Workers { threads, helpers, whole: OnceCell::new(), min_parallel })
+        Ok(Workers { threads, helpers, min_parallel })
     }
 
     pub fn threads(&self) -> usize {
@@ -91,20 +70,6 @@ impl Workers {
     /// Whether work of this size is worth handing to the pool.
     pub fn worth_splitting(&self, work: usize) -> bool {
         self.helpers.is_some() && work >= self.min_parallel
-    }
-
-    /// Runs `f` on a thread of the pool of `threads` (at once when this thread is one of them), so
-    /// that a library's own rayon splitting (`gemm`) uses that pool instead of rayon's global one, and
-    /// so that a whole run of a plan with such products shares the pool's threads with its split
-    /// kernels instead of leaving a second pool's threads yielding beside them (decision 38). On this
-    /// thread when there is one thread (or the pool cannot be started).
-    pub fn enter<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
-        if self.threads > 1 {
-            if let Ok(p) = self.whole.get_or_try_init(|| shared_pool(self.threads)) {
-                return p.install(f);
-            }
-        }
-        f()
     }
 
     /// Runs `f` over `0..n`, split into ranges aligned to `align` across the pool when
@@ -137,19 +102,7 @@ impl Workers {
                 }
             }
         };
-        // Inside a run entered on the pool of `threads` ([`Workers::enter`]), this thread is one
-        // of that pool's, and the other `threads - 1` take the rest.
-        if let Some(pool) = self.whole.get().filter(|p| p.current_thread_index().is_some()) {
-            let work = &work;
-            pool.in_place_scope(|s| {
-                for _ in 0..helpers {
-                    s.spawn(move |_| work());
-                }
-                work();
-            });
-        } else {
-            team.run(helpers, &work);
-        }
+        team.run(helpers, &work);
     }
 }
 
@@ -175,16 +128,11 @@ mod tests {
     }
 
     #[test]
-    fn a_run_entered_on_the_pool_splits_its_kernels_on_that_pools_threads() {
+    fn split_kernels_run_on_the_calling_thread_and_the_helpers() {
         let w = Workers::new(3, 1).unwrap();
         let caller = std::thread::current().name().unwrap_or("unnamed").to_string();
-        // Outside `enter`: the calling thread and the helpers.
-        let outside = split_threads(&w, 1000);
-        assert!(outside.iter().all(|t| *t == caller || t.starts_with("apu-worker-")), "{outside:?}");
-        // Inside: the run's own thread is one of the pool's, and so is every piece's.
-        let (runner, inside) = w.enter(|| (std::thread::current().name().map(str::to_string), split_threads(&w, 1000)));
-        assert!(runner.as_deref().is_some_and(|t| t.starts_with("apu-gemm-")), "{runner:?}");
-        assert!(inside.iter().all(|t| t.starts_with("apu-gemm-")), "{inside:?}");
+        let names = split_threads(&w, 1000);
+        assert!(names.iter().all(|t| *t == caller || t.starts_with("apu-worker-")), "{names:?}");
     }
 
     #[test]
@@ -207,7 +155,6 @@ mod tests {
     fn with_one_thread_a_run_stays_on_the_calling_thread() {
         let w = Workers::new(1, 1).unwrap();
         let caller = std::thread::current().id();
-        assert_eq!(w.enter(|| std::thread::current().id()), caller);
         let seen = AtomicUsize::new(0);
         w.for_ranges(100, 1, 1, &|r| {
             assert_eq!(std::thread::current().id(), caller);

@@ -115,7 +115,7 @@ fn bind_argument<'a>(ty: &Type, args: &mut impl Iterator<Item = (usize, &'a Tens
 
 /// Stack for one evaluation. Nested calls and regions recurse (up to `eval::MAX_DEPTH` levels,
 /// tens of KiB each in debug builds), which would overflow the 2 MiB of a default Rust thread,
-/// such as a rayon worker; so evaluation runs on its own thread with room to spare.
+/// such as a pool's worker; so evaluation runs on its own thread with room to spare.
 const EVAL_STACK_BYTES: usize = 64 << 20;
 
 fn on_large_stack<T: Send>(f: impl FnOnce() -> Result<T> + Send) -> Result<T> {
