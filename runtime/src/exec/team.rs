@@ -73,6 +73,11 @@ impl Team {
         Ok(Team { slots, posting: Mutex::new(()) })
     }
 
+    /// How many helpers the team has.
+    pub fn size(&self) -> usize {
+        self.slots.len()
+    }
+
     /// Runs `work` on this thread and on up to `helpers` helpers at once, and returns when every
     /// run that started has finished. `work` must share its pieces out itself (each run claims
     /// pieces until none are left), since a helper may start late or not at all. A panic in a

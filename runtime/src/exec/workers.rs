@@ -91,7 +91,8 @@ impl Workers {
         // same CPU every time (decision 42).
         let pieces = (self.threads * 2).min(n.div_ceil(align));
         let per = n.div_ceil(pieces).div_ceil(align) * align;
-        let helpers = self.threads.min(pieces) - 1;
+        // One share per thread that can take part: the team has no more helpers than cores allow.
+        let helpers = (self.threads.min(pieces) - 1).min(team.size());
         let claims = HomeClaims::new(pieces, helpers + 1);
         let work = || {
             let home = claims.home_of(current_cpu());
