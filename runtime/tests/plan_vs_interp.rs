@@ -781,8 +781,9 @@ fn division_by_a_broadcast_value_multiplies_by_its_reciprocal() {
     }
 }
 
-/// Products big enough (m * n * k over 2^21) that the plan splits one product into one block of
-/// rows per thread (150 rows on 3 threads: blocks of 64, 64 and 22), batched or not (decision 43).
+/// Products big enough (m * n * k over 2^21) that the plan splits them into one block of rows per
+/// thread (150 rows on 3 threads: blocks of 64, 64 and 22; with a batch of two, blocks of 64 rows
+/// over the 300, one of which spans both products), against the interpreter (decision 43).
 #[test]
 fn large_dots_split_into_one_block_of_rows_per_thread() {
     for (batch, elem) in [(vec![], E::F32), (vec![2], E::F64)] {

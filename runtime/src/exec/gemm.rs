@@ -32,16 +32,6 @@ pub unsafe fn run(d: &DotKernel, a: Ptr, b: Ptr, c: Ptr, workers: &Workers) {
         return;
     }
     let cost = n.saturating_mul(k).max(1);
-    if one_block_per_thread(d, workers) {
-        // One block of rows per thread: each block packs all of B once, so fewer, larger blocks
-        // pack less; with decision 42 each CPU takes the same rows every call.
-        let per = m.div_ceil(workers.threads()).next_multiple_of(16);
-        for bi in 0..d.batch {
-            let f = |r: std::ops::Range<usize>| block(d, a, b, c, bi, r.start, r.len());
-            workers.for_ranges(m, per, cost, &f);
-        }
-        return;
-    }
     let f = |r: std::ops::Range<usize>| {
         let mut row = r.start;
         while row < r.end {
@@ -51,8 +41,11 @@ pub unsafe fn run(d: &DotKernel, a: Ptr, b: Ptr, c: Ptr, workers: &Workers) {
             row += take;
         }
     };
-    // Rows aligned to 16 keep the GEMM's packed panels whole.
-    workers.for_ranges(rows, 16, cost, &f);
+    // A large product: one block of rows per thread, since each block packs all of B once and
+    // fewer, larger blocks pack less (with decision 42 each CPU takes the same rows every call).
+    // Otherwise rows aligned to 16, which keep the GEMM's packed panels whole.
+    let align = if one_block_per_thread(d, workers) { m.div_ceil(workers.threads()).next_multiple_of(16) } else { 16 };
+    workers.for_ranges(rows, align, cost, &f);
 }
 
 /// Rows `mi..mi + rows` of product `bi`, on this thread.

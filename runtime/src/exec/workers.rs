@@ -89,18 +89,16 @@ impl Workers {
         // something else on the machine (or a helper that starts late) takes fewer pieces. Each
         // takes its CPU's share first, so that a loop calling the kernel reads each row on the
         // same CPU every time (decision 42).
-        let pieces = (self.threads * 2).min(n.div_ceil(align));
-        let per = n.div_ceil(pieces).div_ceil(align) * align;
+        let per = n.div_ceil((self.threads * 2).min(n.div_ceil(align))).div_ceil(align) * align;
+        // Rounding `per` up to `align` can leave fewer pieces than asked for.
+        let pieces = n.div_ceil(per);
         // One share per thread that can take part: the team has no more helpers than cores allow.
         let helpers = (self.threads.min(pieces) - 1).min(team.size());
         let claims = HomeClaims::new(pieces, helpers + 1);
         let work = || {
             let home = claims.home_of(current_cpu());
             while let Some(p) = claims.next(home) {
-                let start = p * per;
-                if start < n {
-                    f(start..(start + per).min(n));
-                }
+                f(p * per..((p + 1) * per).min(n));
             }
         };
         team.run(helpers, &work);
