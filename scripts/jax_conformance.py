@@ -2,7 +2,7 @@
 """Runs JAX's own test suite from a jax-ml/jax checkout on apu and on CPU, and compares with known failures.
 
     scripts/jax_conformance.py CHECKOUT [--files lax_test.py ...] [--max-minutes 60] [-k EXPR]
-                               [--platforms apu,cpu] [--cases 10] [--wheel WHEEL] [--no-docs]
+                               [--platforms apu,cpu] [--cases 10] [--cpu-only-too] [--wheel WHEEL] [--no-docs]
 
 CHECKOUT is a jax-ml/jax source tree at tag jax-v0.10.2, e.g. from
 `git clone --depth 1 --branch jax-v0.10.2 https://github.com/jax-ml/jax ~/.cache/apu/jax-src` (only its `tests/`, `conftest.py` and `pyproject.toml`
@@ -12,11 +12,12 @@ stay out of apu's own environment. For the apu run the apu-plugin wheel is insta
 (`--wheel`, default: the newest `target/wheels/apu_plugin-*.whl`).
 
 How JAX's harness picks the device (jax/_src/test_util.py at jax-v0.10.2): tests run on JAX's default backend,
-so `JAX_PLATFORMS=<platform>` selects it; `jtu.device_under_test()` returns the `--jax_test_dut` absl flag if
-given (argv only, there is no environment variable for it, and pytest rejects unknown options) and otherwise the
-default backend's platform name, i.e. `apu`. An unknown platform name gets the full dtype list (x64 types only
-with JAX_ENABLE_X64). `JAX_NUM_GENERATED_CASES` (default 10) sets how many sampled cases each parameterised
-test generates (`--cases`).
+so `JAX_PLATFORMS=<platform>,cpu` selects it and still loads CPU, as a user's process has it;
+`jtu.device_under_test()` returns the `--jax_test_dut` absl flag if given (argv only, there is no environment
+variable for it, and pytest rejects unknown options) and otherwise the default backend's platform name, i.e.
+`apu`. An unknown platform name gets the full dtype list (x64 types only with JAX_ENABLE_X64).
+`JAX_NUM_GENERATED_CASES` (default 10) sets how many sampled cases each parameterised test generates (`--cases`).
+`--cpu-only-too` also runs the tests JAX keeps to CPU on the other platforms (scripts/jax_suite_cpu_only.py).
 
 Every (file, platform) run writes `<out>/<platform>/<file>.xml` (junitxml), `.log` and `.journal`: outcomes are
 taken from the journal (see scripts/jax_suite_journal.py), which survives crashes. When the process dies inside
@@ -139,7 +140,7 @@ class Run:
         return len(self.passed_ids)
 
 
-def run_file(python, checkout, file, platform, out_dir, timeout, keyword, cases) -> Run:
+def run_file(python, checkout, file, platform, out_dir, timeout, keyword, cases, cpu_only_too=False) -> Run:
     """Runs one test file; restarts pytest after a crash (skipping what already ran) until the file is done."""
     base = out_dir / platform / file
     base.parent.mkdir(parents=True, exist_ok=True)
@@ -152,12 +153,18 @@ def run_file(python, checkout, file, platform, out_dir, timeout, keyword, cases)
     for attempt in range(1, MAX_RESTARTS + 2):
         suffix = "" if attempt == 1 else f".{attempt}"
         cmd = [str(python), "-P", "-m", "pytest", f"tests/{file}", "-v", "-p", "no:cacheprovider",
-               "-p", "jax_suite_journal", f"--junitxml={base}{suffix}.xml", "-o", "junit_family=xunit1"]
+               "-p", "jax_suite_journal", "-p", "jax_suite_cpu_only", f"--junitxml={base}{suffix}.xml",
+               "-o", "junit_family=xunit1"]
         # -P: the checkout is not put on sys.path, so its jax/ source tree cannot shadow the installed jax.
         if keyword:
             cmd += ["-k", keyword]
-        env = dict(os.environ, JAX_PLATFORMS=platform, JAX_NUM_GENERATED_CASES=str(cases),
-                   APU_SUITE_JOURNAL=str(journal),
+        # A platform other than cpu runs with the CPU backend loaded behind it, as in a user's process where
+        # JAX always has it: the platform listed first is the default backend (jax/_src/xla_bridge.py,
+        # backends()), and JAX itself asks for "cpu" by name in places (lax.scan puts forwarded numpy inputs
+        # on a CPU device, loops.py _maybe_put).
+        jax_platforms = platform if platform == "cpu" else f"{platform},cpu"
+        env = dict(os.environ, JAX_PLATFORMS=jax_platforms, JAX_NUM_GENERATED_CASES=str(cases),
+                   APU_SUITE_JOURNAL=str(journal), APU_SUITE_CPU_ONLY_TOO="1" if cpu_only_too else "0",
                    PYTHONPATH=os.pathsep.join(filter(None, [str(SCRIPTS), os.environ.get("PYTHONPATH")])))
         rc, timed_out = run_pytest(cmd, env, checkout, f"{base}{suffix}.log", deadline - time.monotonic())
         states = read_journal(journal)
@@ -316,6 +323,7 @@ def write_report(path, runs, checkout, commit, args, unexpected, stale, apu_ran,
         f"- date: {now}",
         f"- checkout: `{checkout}` at commit `{commit}` (expected tag `{JAX_TAG}`)",
         f"- options: files {' '.join(args.files)}; " + (f"`-k {args.k}`; " if args.k else "")
+        + ("tests kept to CPU run on apu too (`--cpu-only-too`); " if args.cpu_only_too else "")
         + f"JAX_NUM_GENERATED_CASES={args.cases}; time budget {args.max_minutes} min; platforms {args.platforms}",
     ]
     lines += ["", "| file | platform | passed | failed | skipped | minutes | status |",
@@ -348,6 +356,9 @@ def main() -> int:
     ap.add_argument("-k", help="pytest -k expression, passed through")
     ap.add_argument("--platforms", default="apu,cpu", help="comma-separated, run in this order")
     ap.add_argument("--cases", type=int, default=10, help="JAX_NUM_GENERATED_CASES")
+    ap.add_argument("--cpu-only-too", action="store_true",
+                    help="also run the tests JAX keeps to CPU (@jtu.run_on_devices(\"cpu\")) on the other platforms "
+                         "(scripts/jax_suite_cpu_only.py)")
     ap.add_argument("--wheel", help="apu-plugin wheel to install into the suite venv")
     ap.add_argument("--python", help="use this interpreter instead of the pinned suite venv")
     ap.add_argument("--out", type=pathlib.Path, default=ROOT / "target" / "jax-suite", help="junitxml/log dir")
@@ -384,7 +395,8 @@ def main() -> int:
             runs.append(Run(file, platform, status="not run", note="time budget used up"))
             continue
         share = remaining / (len(jobs) - index)
-        runs.append(run_file(python, checkout, file, platform, args.out, share, args.k, args.cases))
+        runs.append(run_file(python, checkout, file, platform, args.out, share, args.k, args.cases,
+                             args.cpu_only_too and platform != "cpu"))
         r = runs[-1]
         log(f"  {r.status}: {r.passed} passed, {len(r.failed)} failed, {r.skipped} skipped, {r.seconds:.0f}s")
 

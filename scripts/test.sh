@@ -50,7 +50,9 @@ fi
 
 if [ -n "${APU_JAX_CHECKOUT:-}" ] && [ -d "${APU_JAX_CHECKOUT}/tests" ]; then
     log "JAX's own test suite from $APU_JAX_CHECKOUT"
-    "$py" "$APU_ROOT/scripts/jax_conformance.py" "$APU_JAX_CHECKOUT"
+    "$py" "$APU_ROOT/scripts/jax_conformance.py" "$APU_JAX_CHECKOUT" --cpu-only-too
+    # The runner's own tests need the suite venv it has just made (absl-py is not in apu's venv).
+    (cd "$APU_ROOT" && "$APU_CACHE/venvs/jax-suite/bin/python" -m pytest -q -p no:cacheprovider tests/jax_suite)
 else
     log "skipped JAX's own test suite: set APU_JAX_CHECKOUT to a jax-v0.10.2 checkout to run it"
 fi
