@@ -166,6 +166,11 @@ fn linalg_fft_and_select_and_scatter_rules() {
     );
     assert_has(&e, &["Rfft with fft_length [8] cannot map tensor<8xf32> to tensor<8xcomplex<f32>>"]);
     let e = invalid(
+        "    %0 = stablehlo.fft %arg0, type = RFFT, length = [-8] : (tensor<8xf32>) -> tensor<5xcomplex<f32>>\n    return %arg0 : tensor<8xf32>",
+        "tensor<8xf32>",
+    );
+    assert_has(&e, &["fft_length [-8] has a negative entry"]);
+    let e = invalid(
         "    %c = stablehlo.constant dense<0.0> : tensor<f32>\n    %0 = \"stablehlo.select_and_scatter\"(%arg0, %arg1, %c) <{window_dimensions = array<i64: 2>, window_strides = array<i64: 2>}> ({\n    ^bb0(%a: tensor<f32>, %b: tensor<f32>):\n      stablehlo.return %a : tensor<f32>\n    }, {\n    ^bb0(%a: tensor<f32>, %b: tensor<f32>):\n      %s = stablehlo.add %a, %b : tensor<f32>\n      stablehlo.return %s : tensor<f32>\n    }) : (tensor<8xf32>, tensor<4xf32>, tensor<f32>) -> tensor<8xf32>\n    return %0 : tensor<8xf32>",
         "tensor<8xf32>",
     );

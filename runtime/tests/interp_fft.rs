@@ -56,3 +56,15 @@ fn round_trips() {
         assert_close(&back, &v, 1e-5, 1e-5);
     }
 }
+
+#[test]
+fn zero_lengths_are_empty_transforms() {
+    // jnp.fft.fft of a (0,) array sends fft_length [0]; XLA:CPU returns an empty array.
+    let f = fft(c64s(&[0], &[]), FftType::Fft, &[0], tt(&[0], C64));
+    assert_eq!(f.ty, TensorType::new(vec![0], C64));
+    let f = fft(c64s(&[3, 0], &[]), FftType::Ifft, &[0], tt(&[3, 0], C64));
+    assert_eq!(f.ty, TensorType::new(vec![3, 0], C64));
+    // IRFFT to 0 points from one stored bin (jnp.fft.irfft of a (1,) array: n = 2 * (1 - 1)).
+    let f = fft(c64s(&[1], &[1.0, 0.0]), FftType::Irfft, &[0], tt(&[0], F32));
+    assert_eq!(f.ty, TensorType::new(vec![0], F32));
+}

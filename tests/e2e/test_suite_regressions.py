@@ -96,3 +96,18 @@ def test_dce_sink_is_accepted(dev, cpu):
         lax.dce_sink(x + 1, prevent_mlir_dce=True)
         return x * 2
     assert_matches_cpu(fn, (np.float32(3.0),), dev, cpu, "exact")
+
+
+@pytest.mark.parametrize("name, shape, fn", [
+    ("fft", (0,), jnp.fft.fft),
+    ("ifft", (3, 0), jnp.fft.ifft),
+    ("fft2", (2, 0), jnp.fft.fft2),
+    ("irfft", (0,), jnp.fft.irfft),
+    ("irfft of one bin", (1,), jnp.fft.irfft),  # to 2 * (1 - 1) = 0 points
+])
+def test_empty_fft(dev, cpu, name, shape, fn):
+    # fft_length 0 is an empty transform (fft_test.py testFftEmpty); apu refused it when the program ran.
+    x = np.zeros(shape, np.complex64)
+    (got,) = assert_matches_cpu(fn, (x,), dev, cpu)
+    (want,) = run_jitted(fn, cpu, x)
+    assert got.shape == want.shape and got.dtype == want.dtype and got.size == 0, (name, got.shape, want.shape)

@@ -75,6 +75,9 @@ pub(crate) fn check(ctx: &Ctx, op: &Op, sig: &Sig) -> Result<()> {
             if n == 0 || n > 3 || n > a.rank() {
                 return Err(err(format!("fft_length {fft_length:?} must have 1 to 3 entries, at most the rank of {a}")));
             }
+            if fft_length.iter().any(|&len| len < 0) {
+                return Err(err(format!("fft_length {fft_length:?} has a negative entry")));
+            }
             let ok = match fft_type {
                 FftType::Fft | FftType::Ifft => a.elem.is_complex() && a == r,
                 FftType::Rfft => {

@@ -50,7 +50,8 @@ fn along_axis(data: &[C64], shape: &[usize], axis: usize, out_len: usize, f: imp
 pub fn fft(x: &Dense, fft_type: FftType, fft_length: &[i64], result: &TensorType) -> Result<Dense> {
     let rank = x.ty.rank();
     let l = fft_length.len();
-    if l == 0 || l > rank || fft_length.iter().any(|&n| n < 1) {
+    // A length of 0 is an empty transform (jnp.fft.fft of a (0,) array): empty lines out.
+    if l == 0 || l > rank || fft_length.iter().any(|&n| n < 0) {
         return Err(Error::invalid(format!("fft: fft_length {fft_length:?} does not fit {}", x.ty)));
     }
     let want_complex_in = !matches!(fft_type, FftType::Rfft);
