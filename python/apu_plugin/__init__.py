@@ -63,6 +63,21 @@ def _enable_donation() -> None:
         logger.warning("apu: could not enable buffer donation: %s", exc)
 
 
+def _enable_eigh() -> None:
+    # JAX registers eigh lowerings only for cpu/cuda/rocm (LAPACK / solver custom calls) and tpu. The TPU
+    # rule needs nothing TPU-specific: QDWH divide and conquer in plain ops, with `custom_call @Eigh`
+    # (XLA's Jacobi target, which apu implements) for small blocks. Registering it for apu makes
+    # jnp.linalg.eigh, and through it svd, lstsq, pinv and polyfit, lower on apu.
+    try:
+        from jax._src.interpreters import mlir
+        from jax._src.lax import linalg as lax_linalg
+        from jax._src.tpu.linalg import eigh as tpu_eigh
+
+        mlir.register_lowering(lax_linalg.eigh_p, tpu_eigh._eigh_tpu_lowering, platform=PLATFORM_NAME)
+    except Exception as exc:  # private API: never let a JAX change break registration
+        logger.warning("apu: could not enable eigh: %s", exc)
+
+
 def initialize() -> None:
     path = library_path()
     if not path.exists():
@@ -91,3 +106,4 @@ def initialize() -> None:
         logger.warning("apu: registering the plugin failed: %s", exc)
         return
     _enable_donation()
+    _enable_eigh()

@@ -1,6 +1,6 @@
 """Linear algebra that JAX lowers to custom calls on plug-in platforms: QR (`Qr` and
-`ProductOfElementaryHouseholderReflectors`), against CPU's LAPACK results and the factorisation's own
-properties."""
+`ProductOfElementaryHouseholderReflectors`) and eigh (`Eigh`, with the QDWH lowering apu's package registers),
+against CPU's LAPACK results and the factorisation's own properties."""
 
 import numpy as np
 import pytest
@@ -75,3 +75,48 @@ def test_orthogonal_initializer(dev, cpu, shape):
     flat = w.reshape(-1, shape[-1]).astype(np.float64)
     small = flat @ flat.T if flat.shape[0] <= flat.shape[1] else flat.T @ flat
     np.testing.assert_allclose(small, np.eye(small.shape[0]), atol=1e-5)
+
+
+def hermitian(shape, dtype):
+    x = sample(shape, dtype)
+    return (x + np.conj(np.swapaxes(x, -1, -2))) / 2
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (2, 2), (6, 6), (3, 5, 5), (40, 40), (160, 160), (0, 0)], ids=str)
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64], ids=lambda d: np.dtype(d).name)
+def test_eigh_matches_cpu(dev, cpu, dtype, shape):
+    # 160 is above the QDWH lowering's block size (128), so the divide and conquer runs too.
+    # Eigenvalues match CPU's; eigenvectors are unique only up to a phase, so they are checked by
+    # A v = v diag(w) and vᴴ v = I.
+    a = hermitian(shape, dtype)
+    (w,) = assert_matches_cpu(jnp.linalg.eigvalsh, (a,), dev, cpu, "accumulate")
+    w2, v = (np.asarray(t) for t in run_jitted(lambda a: tuple(jnp.linalg.eigh(a)), dev, a))  # (eigenvalues, eigenvectors)
+    np.testing.assert_allclose(w2, w, rtol=1e-6, atol=1e-6)
+    assert np.all(np.diff(w, axis=-1) >= 0), "eigenvalues ascend"
+    a64, v64 = a.astype(np.complex128), v.astype(np.complex128)
+    scale = max(1.0, float(np.max(np.abs(w), initial=0.0)))
+    np.testing.assert_allclose(a64 @ v64, v64 * w[..., None, :], atol=2e-5 * scale * max(1, shape[-1]) ** 0.5)
+    vhv = np.conj(np.swapaxes(v64, -1, -2)) @ v64
+    np.testing.assert_allclose(vhv, np.broadcast_to(np.eye(shape[-1]), vhv.shape), atol=1e-5 * max(1, shape[-1]) ** 0.5)
+
+
+def test_eigh_x64(dev, cpu):
+    with jax.enable_x64(True):
+        a = hermitian((12, 12), np.float64)
+        assert_matches_cpu(jnp.linalg.eigvalsh, (a,), dev, cpu, "accumulate")
+
+
+@pytest.mark.parametrize("name", ["svd", "lstsq", "pinv", "polyfit", "eigh_grad"])
+def test_what_eigh_unlocks(dev, cpu, name):
+    # JAX has no lowering of its own for these on a plug-in platform: they go through eigh.
+    a = sample((7, 4), np.float32)
+    b = sample((7,), np.float32)
+    x = np.linspace(0, 1, 12, dtype=np.float32)
+    fn, args = {
+        "svd": (lambda a: jnp.linalg.svd(a, compute_uv=False), (a,)),
+        "lstsq": (lambda a, b: jnp.linalg.lstsq(a, b)[0], (a, b)),
+        "pinv": (jnp.linalg.pinv, (a,)),
+        "polyfit": (lambda x, y: jnp.polyfit(x, y, 2), (x, 3 * x**2 - x + 0.5)),
+        "eigh_grad": (jax.grad(lambda h: jnp.sum(jnp.linalg.eigvalsh(h) ** 2)), (hermitian((5, 5), np.float32),)),
+    }[name]
+    assert_matches_cpu(fn, args, dev, cpu, "accumulate")

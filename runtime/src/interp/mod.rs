@@ -35,6 +35,7 @@ pub mod complex;
 pub mod conv;
 pub mod convert;
 pub mod dot;
+pub mod eigh;
 pub mod elementwise;
 pub mod eval;
 pub mod f8;
