@@ -5,7 +5,7 @@
 mod common;
 
 use apu_compiler::error::ErrorKind;
-use apu_compiler::ir::{AttrValue, ElementType, ElementType::*, OpKind, TensorType};
+use apu_compiler::ir::{AttrValue, ElementType::*, OpKind, TensorType, Type};
 use apu_runtime::Tensor;
 use common::*;
 
@@ -21,34 +21,6 @@ fn eigh_op(config: &str) -> OpKind {
 
 type Z = (f64, f64);
 
-fn tensor(shape: &[i64], elem: ElementType, v: &[Z]) -> Tensor {
-    let bytes: Vec<u8> = match elem {
-        F32 => v.iter().flat_map(|z| (z.0 as f32).to_le_bytes()).collect(),
-        F64 => v.iter().flat_map(|z| z.0.to_le_bytes()).collect(),
-        C64 => v.iter().flat_map(|z| [(z.0 as f32).to_le_bytes(), (z.1 as f32).to_le_bytes()].concat()).collect(),
-        C128 => v.iter().flat_map(|z| [z.0.to_le_bytes(), z.1.to_le_bytes()].concat()).collect(),
-        e => panic!("no test tensors of {e}"),
-    };
-    Tensor::from_bytes(TensorType::new(shape.to_vec(), elem), &bytes).unwrap()
-}
-
-fn values(t: &Tensor) -> Vec<Z> {
-    let b = t.bytes();
-    match t.ty.elem {
-        F32 => b.chunks_exact(4).map(|c| (f32::from_le_bytes(c.try_into().unwrap()) as f64, 0.0)).collect(),
-        F64 => b.chunks_exact(8).map(|c| (f64::from_le_bytes(c.try_into().unwrap()), 0.0)).collect(),
-        C64 => b
-            .chunks_exact(8)
-            .map(|c| (f32::from_le_bytes(c[..4].try_into().unwrap()) as f64, f32::from_le_bytes(c[4..].try_into().unwrap()) as f64))
-            .collect(),
-        C128 => b
-            .chunks_exact(16)
-            .map(|c| (f64::from_le_bytes(c[..8].try_into().unwrap()), f64::from_le_bytes(c[8..].try_into().unwrap())))
-            .collect(),
-        e => panic!("no test tensors of {e}"),
-    }
-}
-
 fn mul(a: Z, b: Z) -> Z {
     (a.0 * b.0 - a.1 * b.1, a.0 * b.1 + a.1 * b.0)
 }
@@ -61,10 +33,9 @@ fn run(a: &Tensor, config: &str) -> apu_compiler::Result<(Vec<Z>, Vec<f64>)> {
     let r = a.ty.rank();
     let w_ty = Type::tensor(a.ty.shape[..r - 1].to_vec(), a.ty.elem.real_part());
     let out = run_op_with(eigh_op(config), &[a.clone()], &[Type::Tensor(a.ty.clone()), w_ty], |_| Vec::new())?;
-    Ok((values(&out[0]), values(&out[1]).into_iter().map(|z| z.0).collect()))
+    Ok((to_pairs(&out[0]), to_pairs(&out[1]).into_iter().map(|z| z.0).collect()))
 }
 
-use apu_compiler::ir::Type;
 
 /// A Hermitian n×n matrix with entries from a fixed sequence, and the same with junk written into
 /// the triangle that is not read.
@@ -123,9 +94,9 @@ fn eigenpairs_of_each_element_type_from_the_named_triangle() {
                 let complex = elem.is_complex();
                 let (h, given) = hermitian(n, complex, n as u64 + 10 * lower as u64, lower);
                 let config = format!("{},1,100,1e-06", lower as u8);
-                let (v, w) = run(&tensor(&[n as i64, n as i64], elem, &given), &config).unwrap();
+                let (v, w) = run(&pairs_tensor(&[n as i64, n as i64], elem, &given), &config).unwrap();
                 // Compare with the matrix as stored (rounded to the element type).
-                let h: Vec<Z> = values(&tensor(&[n as i64, n as i64], elem, &h));
+                let h: Vec<Z> = to_pairs(&pairs_tensor(&[n as i64, n as i64], elem, &h));
                 let (res, orth) = residuals(&h, &v, &w, n);
                 assert!(res < tol * 10.0 && orth < tol * 10.0, "{elem} lower={lower} n={n}: |Av - vw| {res:e}, |vᴴv - I| {orth:e}");
                 assert!(w.windows(2).all(|p| p[0] <= p[1]), "{elem} n={n}: eigenvalues ascend: {w:?}");
@@ -139,11 +110,11 @@ fn known_eigenvalues_come_back_sorted_or_in_place() {
     // diag(3, -1, 2) rotated by a Givens rotation in the (0, 2) plane keeps its eigenvalues.
     let (c, s) = (0.6, 0.8);
     let a = [(3.0 * c * c + 2.0 * s * s, 0.0), (0.0, 0.0), ((3.0 - 2.0) * c * s, 0.0), (0.0, 0.0), (-1.0, 0.0), (0.0, 0.0), ((3.0 - 2.0) * c * s, 0.0), (0.0, 0.0), (3.0 * s * s + 2.0 * c * c, 0.0)];
-    let (_, w) = run(&tensor(&[3, 3], F64, &a), "1,1,100,1e-06").unwrap();
+    let (_, w) = run(&pairs_tensor(&[3, 3], F64, &a), "1,1,100,1e-06").unwrap();
     for (got, want) in w.iter().zip([-1.0, 2.0, 3.0]) {
         assert!((got - want).abs() < 1e-13, "{w:?}");
     }
-    let (v, w) = run(&tensor(&[3, 3], F64, &a), "1,0,100,1e-06").unwrap();
+    let (v, w) = run(&pairs_tensor(&[3, 3], F64, &a), "1,0,100,1e-06").unwrap();
     let mut sorted = w.clone();
     sorted.sort_by(f64::total_cmp);
     assert!(sorted.iter().zip([-1.0, 2.0, 3.0]).all(|(g, w)| (g - w).abs() < 1e-13), "{w:?}");
@@ -155,27 +126,27 @@ fn batches_and_the_smallest_sizes() {
     let (h0, _) = hermitian(4, false, 1, true);
     let (h1, _) = hermitian(4, false, 2, true);
     let both: Vec<Z> = h0.iter().chain(&h1).copied().collect();
-    let (v, w) = run(&tensor(&[2, 4, 4], F64, &both), "1,1,100,1e-06").unwrap();
+    let (v, w) = run(&pairs_tensor(&[2, 4, 4], F64, &both), "1,1,100,1e-06").unwrap();
     for (b, h) in [h0, h1].iter().enumerate() {
         let (res, orth) = residuals(h, &v[b * 16..(b + 1) * 16], &w[b * 4..(b + 1) * 4], 4);
         assert!(res < 1e-12 && orth < 1e-12, "batch {b}: {res:e} {orth:e}");
     }
     // n = 1: v is 1, w the real part of the entry; n = 0: empty results.
-    let (v, w) = run(&tensor(&[2, 1, 1], C64, &[(2.5, 0.0), (-4.0, 0.0)]), "1,1,100,1e-06").unwrap();
+    let (v, w) = run(&pairs_tensor(&[2, 1, 1], C64, &[(2.5, 0.0), (-4.0, 0.0)]), "1,1,100,1e-06").unwrap();
     assert_eq!((v, w), (vec![(1.0, 0.0), (1.0, 0.0)], vec![2.5, -4.0]));
-    let (v, w) = run(&tensor(&[0, 0], F32, &[]), "1,1,100,1e-06").unwrap();
+    let (v, w) = run(&pairs_tensor(&[0, 0], F32, &[]), "1,1,100,1e-06").unwrap();
     assert!(v.is_empty() && w.is_empty());
 }
 
 #[test]
 fn bad_configs_and_types_are_refused_before_running() {
-    let a = tensor(&[2, 2], F32, &[(1.0, 0.0); 4]);
+    let a = pairs_tensor(&[2, 2], F32, &[(1.0, 0.0); 4]);
     for config in ["", "1,1,100", "2,1,100,1e-6", "1,1,many,1e-6"] {
         let e = run(&a, config).unwrap_err();
         assert_eq!(e.kind, ErrorKind::InvalidArgument, "{config:?}: {e}");
         assert!(e.to_string().contains("Eigh"), "{e}");
     }
-    let e = run(&tensor(&[2, 3], F32, &[(1.0, 0.0); 6]), "1,1,100,1e-06").unwrap_err();
+    let e = run(&pairs_tensor(&[2, 3], F32, &[(1.0, 0.0); 6]), "1,1,100,1e-06").unwrap_err();
     assert!(e.to_string().contains("square"), "{e}");
     let ints = Tensor::from_bytes(TensorType::new(vec![2, 2], S32), &[0u8; 16]).unwrap();
     let e = run_op_with(eigh_op("1,1,100,1e-06"), &[ints], &[Type::tensor(vec![2, 2], S32), Type::tensor(vec![2], S32)], |_| Vec::new()).unwrap_err();

@@ -5,7 +5,7 @@
 mod common;
 
 use apu_compiler::error::ErrorKind;
-use apu_compiler::ir::{ElementType, ElementType::*, OpKind, TensorType};
+use apu_compiler::ir::{ElementType, ElementType::*, OpKind};
 use apu_runtime::Tensor;
 use common::*;
 
@@ -16,36 +16,6 @@ fn custom_call(target: &str) -> OpKind {
         backend_config: None,
         api_version: 1,
         called_computations: Vec::new(),
-    }
-}
-
-/// A tensor of `elem` from (re, im) pairs (the imaginary part is dropped for real types).
-fn tensor(shape: &[i64], elem: ElementType, v: &[(f64, f64)]) -> Tensor {
-    let bytes: Vec<u8> = match elem {
-        F32 => v.iter().flat_map(|z| (z.0 as f32).to_le_bytes()).collect(),
-        F64 => v.iter().flat_map(|z| z.0.to_le_bytes()).collect(),
-        C64 => v.iter().flat_map(|z| [(z.0 as f32).to_le_bytes(), (z.1 as f32).to_le_bytes()].concat()).collect(),
-        C128 => v.iter().flat_map(|z| [z.0.to_le_bytes(), z.1.to_le_bytes()].concat()).collect(),
-        e => panic!("no test tensors of {e}"),
-    };
-    Tensor::from_bytes(TensorType::new(shape.to_vec(), elem), &bytes).unwrap()
-}
-
-/// The elements of `t` as (re, im) pairs in f64.
-fn values(t: &Tensor) -> Vec<(f64, f64)> {
-    let b = t.bytes();
-    match t.ty.elem {
-        F32 => b.chunks_exact(4).map(|c| (f32::from_le_bytes(c.try_into().unwrap()) as f64, 0.0)).collect(),
-        F64 => b.chunks_exact(8).map(|c| (f64::from_le_bytes(c.try_into().unwrap()), 0.0)).collect(),
-        C64 => b
-            .chunks_exact(8)
-            .map(|c| (f32::from_le_bytes(c[..4].try_into().unwrap()) as f64, f32::from_le_bytes(c[4..].try_into().unwrap()) as f64))
-            .collect(),
-        C128 => b
-            .chunks_exact(16)
-            .map(|c| (f64::from_le_bytes(c[..8].try_into().unwrap()), f64::from_le_bytes(c[8..].try_into().unwrap())))
-            .collect(),
-        e => panic!("no test tensors of {e}"),
     }
 }
 
@@ -89,10 +59,10 @@ fn check_qr(batch: &[i64], m: usize, n: usize, elem: ElementType) {
     let a_vals: Vec<Z> = (0..count * m * n).map(|i| entry(i, complex)).collect();
     let mut shape = batch.to_vec();
     shape.extend([m as i64, n as i64]);
-    let a = tensor(&shape, elem, &a_vals);
-    let a_vals = values(&a); // as rounded to `elem`
+    let a = pairs_tensor(&shape, elem, &a_vals);
+    let a_vals = to_pairs(&a); // as rounded to `elem`
     let (packed, taus) = geqrf(&a).unwrap();
-    let (packed, taus) = (values(&packed), values(&taus));
+    let (packed, taus) = (to_pairs(&packed), to_pairs(&taus));
     let (p, what) = (m.min(n), format!("{batch:?} {m}x{n} {elem}"));
     assert_eq!(taus.len(), count * p, "{what}");
     for b in 0..count {
@@ -105,7 +75,7 @@ fn check_qr(batch: &[i64], m: usize, n: usize, elem: ElementType) {
             }
         }
         let t = &taus[b * p..(b + 1) * p];
-        let q = values(&orgqr(&tensor(&[m as i64, p as i64], elem, &qin), &tensor(&[p as i64], elem, t)).unwrap());
+        let q = to_pairs(&orgqr(&pairs_tensor(&[m as i64, p as i64], elem, &qin), &pairs_tensor(&[p as i64], elem, t)).unwrap());
         let r = |i: usize, j: usize| if j >= i { x[i * n + j] } else { (0.0, 0.0) };
         for i in 0..m {
             for j in 0..n {
@@ -138,7 +108,7 @@ fn hand_computed_2x2_matches_lapack_layout() {
     // Column 0 = (3, 4): norm 5, beta = -5 (sign opposite to alpha = 3), tau = (beta - alpha) /
     // beta = 1.6, v = (1, 4 / (alpha - beta)) = (1, 0.5). H = I - 1.6 v vᵀ maps column 1 = (1, 2)
     // to (-2.2, 0.4); the last column has no tail and a real head, so tau = 0 there.
-    let a = tensor(&[2, 2], F64, &[(3.0, 0.0), (1.0, 0.0), (4.0, 0.0), (2.0, 0.0)]);
+    let a = pairs_tensor(&[2, 2], F64, &[(3.0, 0.0), (1.0, 0.0), (4.0, 0.0), (2.0, 0.0)]);
     let (packed, taus) = geqrf(&a).unwrap();
     let (packed, taus) = (to_f64(&packed), to_f64(&taus));
     let want = [-5.0, -2.2, 0.5, 0.4];
@@ -158,14 +128,14 @@ fn complex_2x2_matches_lapack_zgeqrf() {
     // Reference values from LAPACK zgeqrf (numpy.linalg.qr(mode="raw")) for [[1+i, 2], [3-i, i]].
     // The last column has no tail but a complex head, so it still gets a reflector (tau ≠ 0)
     // that makes R's diagonal real.
-    let a = tensor(&[2, 2], C128, &[(1.0, 1.0), (2.0, 0.0), (3.0, -1.0), (0.0, 1.0)]);
+    let a = pairs_tensor(&[2, 2], C128, &[(1.0, 1.0), (2.0, 0.0), (3.0, -1.0), (0.0, 1.0)]);
     let (packed, taus) = geqrf(&a).unwrap();
     let want_packed = [(-3.46410162, 0.0), (-0.28867513, -0.28867513), (0.5921342, -0.35665277), (2.19848433, 0.0)];
     let want_taus = [(1.28867513, 0.28867513), (1.66325677, -0.74839192)];
-    for (g, w) in values(&packed).into_iter().zip(want_packed) {
+    for (g, w) in to_pairs(&packed).into_iter().zip(want_packed) {
         assert!(close(g, w, 1e-7), "packed {g:?} vs {w:?}");
     }
-    for (g, w) in values(&taus).into_iter().zip(want_taus) {
+    for (g, w) in to_pairs(&taus).into_iter().zip(want_taus) {
         assert!(close(g, w, 1e-7), "tau {g:?} vs {w:?}");
     }
 }
@@ -194,7 +164,7 @@ fn qr_reconstructs_complex_matrices() {
 fn full_q_from_padded_reflectors_is_orthonormal_and_extends_reduced_q() {
     // mode="complete" for m > n: JAX pads the packed m×n matrix to m×m and keeps n taus.
     let (m, n) = (4, 2);
-    let a = tensor(&[4, 2], F64, &(0..8).map(|i| entry(i, false)).collect::<Vec<_>>());
+    let a = pairs_tensor(&[4, 2], F64, &(0..8).map(|i| entry(i, false)).collect::<Vec<_>>());
     let (packed, taus) = geqrf(&a).unwrap();
     let x = to_f64(&packed);
     let mut full = vec![0.0; m * m];
@@ -222,12 +192,12 @@ fn full_q_from_padded_reflectors_is_orthonormal_and_extends_reduced_q() {
 #[test]
 fn zero_size_operands() {
     for shape in [[0i64, 3, 2], [2, 3, 0], [2, 0, 3]] {
-        let a = tensor(&shape, F32, &[]);
+        let a = pairs_tensor(&shape, F32, &[]);
         let (packed, taus) = geqrf(&a).unwrap();
         assert_eq!(packed.ty.shape, shape);
         assert_eq!(taus.ty.shape, [shape[0], shape[1].min(shape[2])]);
     }
-    let q = orgqr(&tensor(&[2, 3, 0], F64, &[]), &tensor(&[2, 0], F64, &[])).unwrap();
+    let q = orgqr(&pairs_tensor(&[2, 3, 0], F64, &[]), &pairs_tensor(&[2, 0], F64, &[])).unwrap();
     assert_eq!(q.ty.shape, [2, 3, 0]);
 }
 

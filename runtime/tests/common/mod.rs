@@ -139,6 +139,39 @@ pub fn to_bool(t: &Tensor) -> Vec<bool> {
 }
 
 /// Asserts |got - want| <= atol + rtol * |want| elementwise, with matching NaNs.
+/// A tensor of a float or complex `elem` from (re, im) pairs (the imaginary part is dropped for
+/// real types).
+pub fn pairs_tensor(shape: &[i64], elem: ElementType, v: &[(f64, f64)]) -> Tensor {
+    use ElementType::*;
+    let bytes: Vec<u8> = match elem {
+        F32 => v.iter().flat_map(|z| (z.0 as f32).to_le_bytes()).collect(),
+        F64 => v.iter().flat_map(|z| z.0.to_le_bytes()).collect(),
+        C64 => v.iter().flat_map(|z| [(z.0 as f32).to_le_bytes(), (z.1 as f32).to_le_bytes()].concat()).collect(),
+        C128 => v.iter().flat_map(|z| [z.0.to_le_bytes(), z.1.to_le_bytes()].concat()).collect(),
+        e => panic!("no test tensors of {e}"),
+    };
+    Tensor::from_bytes(TensorType::new(shape.to_vec(), elem), &bytes).unwrap()
+}
+
+/// The elements of a float or complex tensor as (re, im) pairs in f64.
+pub fn to_pairs(t: &Tensor) -> Vec<(f64, f64)> {
+    use ElementType::*;
+    let b = t.bytes();
+    match t.ty.elem {
+        F32 => b.chunks_exact(4).map(|c| (f32::from_le_bytes(c.try_into().unwrap()) as f64, 0.0)).collect(),
+        F64 => b.chunks_exact(8).map(|c| (f64::from_le_bytes(c.try_into().unwrap()), 0.0)).collect(),
+        C64 => b
+            .chunks_exact(8)
+            .map(|c| (f32::from_le_bytes(c[..4].try_into().unwrap()) as f64, f32::from_le_bytes(c[4..].try_into().unwrap()) as f64))
+            .collect(),
+        C128 => b
+            .chunks_exact(16)
+            .map(|c| (f64::from_le_bytes(c[..8].try_into().unwrap()), f64::from_le_bytes(c[8..].try_into().unwrap())))
+            .collect(),
+        e => panic!("no test tensors of {e}"),
+    }
+}
+
 pub fn assert_close(got: &[f32], want: &[f32], rtol: f32, atol: f32) {
     assert_eq!(got.len(), want.len(), "length differs");
     for (i, (g, w)) in got.iter().zip(want).enumerate() {
