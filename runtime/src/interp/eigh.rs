@@ -58,9 +58,10 @@ pub fn config(backend_config: Option<&AttrValue>) -> Result<EighConfig> {
     })
 }
 
-/// Checks the backend config and the operand and result types (compile time and run time).
-pub fn check(backend_config: Option<&AttrValue>, operands: &[&TensorType], results: &[&TensorType]) -> Result<()> {
-    config(backend_config)?;
+/// Checks the backend config and the operand and result types (compile time and run time), and
+/// gives the config.
+pub fn check(backend_config: Option<&AttrValue>, operands: &[&TensorType], results: &[&TensorType]) -> Result<EighConfig> {
+    let cfg = config(backend_config)?;
     let show = |ts: &[&TensorType]| ts.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(", ");
     if operands.len() != 1 || results.len() != 2 {
         return Err(Error::invalid(format!(
@@ -84,14 +85,15 @@ pub fn check(backend_config: Option<&AttrValue>, operands: &[&TensorType], resul
             show(results)
         )));
     }
-    Ok(())
+    Ok(cfg)
 }
 
-/// Runs the target on `a`, giving `[v, w]` of `result_types`.
-pub fn eval(backend_config: Option<&AttrValue>, a: &Dense, result_types: &[TensorType]) -> Result<Vec<Dense>> {
+/// Runs the target on its one operand `a`, giving `[v, w]` of `result_types`.
+pub fn eval(backend_config: Option<&AttrValue>, operands: &[&Dense], result_types: &[TensorType]) -> Result<Vec<Dense>> {
+    let ops: Vec<&TensorType> = operands.iter().map(|d| &d.ty).collect();
     let res: Vec<&TensorType> = result_types.iter().collect();
-    check(backend_config, &[&a.ty], &res)?;
-    let cfg = config(backend_config)?;
+    let cfg = check(backend_config, &ops, &res)?;
+    let a = operands[0];
     let n = *a.ty.shape.last().unwrap() as usize;
     let count = if n == 0 { 0 } else { a.data.len() / (n * n) };
     let values = complex_values(a);

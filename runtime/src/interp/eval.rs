@@ -420,11 +420,7 @@ impl<'m> Interpreter<'m> {
                 Ok(results.into_iter().map(Value::tensor).collect())
             }
             K::CustomCall { call_target_name, backend_config, .. } if call_target_name == super::eigh::EIGH_TARGET => {
-                let a = all_dense(0..operands.len())?;
-                let [a] = a[..] else {
-                    return Err(Error::invalid(format!("custom_call \"{call_target_name}\" takes 1 operand, got {}", a.len())));
-                };
-                let results = super::eigh::eval(backend_config.as_ref(), a, &result_types()?)?;
+                let results = super::eigh::eval(backend_config.as_ref(), &all_dense(0..operands.len())?, &result_types()?)?;
                 Ok(results.into_iter().map(Value::tensor).collect())
             }
             K::CustomCall { call_target_name, .. } => {

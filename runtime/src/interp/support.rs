@@ -129,7 +129,7 @@ fn check_op(f: &Function, op: &Op) -> Result<()> {
         K::CustomCall { call_target_name, backend_config, .. } if call_target_name == super::eigh::EIGH_TARGET => {
             let operands = tensor_types(f, &op.operands, "operand")?;
             let results = tensor_types(f, &op.results, "result")?;
-            super::eigh::check(backend_config.as_ref(), &operands, &results)
+            super::eigh::check(backend_config.as_ref(), &operands, &results).map(|_| ())
         }
         K::CustomCall { call_target_name, .. } => {
             Err(Error::unimplemented(format!("custom_call target \"{call_target_name}\"")))
