@@ -64,16 +64,12 @@ def _enable_donation() -> None:
 
 
 def _enable_eigh() -> None:
-    # JAX registers eigh lowerings only for cpu/cuda/rocm (LAPACK / solver custom calls) and tpu. The TPU
-    # rule needs nothing TPU-specific: QDWH divide and conquer in plain ops, with `custom_call @Eigh`
-    # (XLA's Jacobi target, which apu implements) for small blocks. Registering it for apu makes
-    # jnp.linalg.eigh, and through it svd, lstsq, pinv and polyfit, lower on apu.
+    # JAX has no eigh lowering for a plug-in platform; without one, jnp.linalg.eigh, and through it svd, lstsq,
+    # pinv and polyfit, fail to lower on apu. See eigh.py.
     try:
-        from jax._src.interpreters import mlir
-        from jax._src.lax import linalg as lax_linalg
-        from jax._src.tpu.linalg import eigh as tpu_eigh
+        from . import eigh
 
-        mlir.register_lowering(lax_linalg.eigh_p, tpu_eigh._eigh_tpu_lowering, platform=PLATFORM_NAME)
+        eigh.register(PLATFORM_NAME)
     except Exception as exc:  # private API: never let a JAX change break registration
         logger.warning("apu: could not enable eigh: %s", exc)
 

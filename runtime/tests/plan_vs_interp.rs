@@ -432,6 +432,87 @@ proptest! {
     }
 
     #[test]
+    fn indexed_copies_of_any_geometry(
+        shape in prop::collection::vec(1i64..5, 1..4),
+        per_dim in prop::collection::vec((any::<bool>(), any::<bool>(), 0i64..5), 3),
+        batch_at in 0usize..4,
+        m in 0i64..4,
+        index_vector_first in any::<bool>(),
+        reverse_map in any::<bool>(),
+        in_range in any::<bool>(),
+        is_scatter in any::<bool>(),
+        claim_unique in any::<bool>(),
+        elem in elem_strategy(),
+        seed in any::<u64>(),
+    ) {
+        // Gathers and overwriting scatters with any mapping of index components to dimensions,
+        // collapsed (inserted) dimensions, window sizes, the batch dimension anywhere among the
+        // window ones, the index vector first or last, and starts raw (-20..20: gather clamps,
+        // scatter skips windows that do not fit) or in range. The plan must copy boxes natively
+        // (no interpreter fallback) whenever its order of writes is the interpreter's.
+        let rank = shape.len();
+        let mapped: Vec<usize> = (0..rank).filter(|&d| per_dim[d].0).collect();
+        let start_map: Vec<usize> = if reverse_map { mapped.iter().rev().copied().collect() } else { mapped.clone() };
+        let collapsed: Vec<usize> = mapped.iter().copied().filter(|&d| per_dim[d].1).collect();
+        let sizes: Vec<i64> = (0..rank).map(|d| if collapsed.contains(&d) { 1 } else { 1 + per_dim[d].2 % shape[d] }).collect();
+        let window: Vec<usize> = (0..rank).filter(|d| !collapsed.contains(d)).collect();
+        let batch_pos = batch_at % (window.len() + 1);
+        let offset: Vec<usize> = (0..=window.len()).filter(|&p| p != batch_pos).collect();
+        let mut small = vec![0i64; window.len() + 1];
+        small[batch_pos] = m;
+        for (&w, &o) in window.iter().zip(&offset) {
+            small[o] = sizes[w];
+        }
+        // A claim of unique indices must be true: with one update there is nothing to collide.
+        let unique = claim_unique && m <= 1;
+        let k = start_map.len() as i64;
+        let (idx_shape, ivd) = if index_vector_first { (vec![k, m], 0) } else { (vec![m, k], 1) };
+        let to_i64 = |v: &[usize]| v.iter().map(|&d| d as i64).collect::<Vec<_>>();
+
+        let mut b = FnBuilder::new("main");
+        let x = b.param(ty(&shape, elem));
+        let raw = b.param(ty(&idx_shape, E::S32));
+        let idx = if in_range {
+            let a = b.op(OpKind::Unary(UnaryOp::Abs), &[raw], ty(&idx_shape, E::S32));
+            let five = scalar_const(&mut b, E::S32, 5i32.to_le_bytes().to_vec());
+            let fives = b.op(OpKind::BroadcastInDim { broadcast_dimensions: vec![] }, &[five], ty(&idx_shape, E::S32));
+            b.op(OpKind::Binary(BinaryOp::Remainder), &[a, fives], ty(&idx_shape, E::S32))
+        } else {
+            raw
+        };
+        let result = if is_scatter {
+            let u = b.param(ty(&small, elem));
+            let s = ty(&[], elem);
+            let region = b.region(&[s.clone(), s], |_, p| vec![p[1]]);
+            let dims = ScatterDims {
+                update_window_dims: to_i64(&offset),
+                inserted_window_dims: to_i64(&collapsed),
+                scatter_dims_to_operand_dims: to_i64(&start_map),
+                index_vector_dim: ivd,
+                ..Default::default()
+            };
+            let fresh = b.op(OpKind::Unary(UnaryOp::Negate), &[x], ty(&shape, elem));
+            b.ops(OpKind::Scatter { dims, indices_are_sorted: false, unique_indices: unique }, &[fresh, idx, u], &[ty(&shape, elem)], vec![region])[0]
+        } else {
+            let dims = GatherDims {
+                offset_dims: to_i64(&offset),
+                collapsed_slice_dims: to_i64(&collapsed),
+                start_index_map: to_i64(&start_map),
+                index_vector_dim: ivd,
+                ..Default::default()
+            };
+            b.op(OpKind::Gather { dims, slice_sizes: sizes.clone(), indices_are_sorted: false }, &[x, idx], ty(&small, elem))
+        };
+        let f = b.finish(&[result, x]);
+        let m = module(vec![f]);
+        same_everywhere(&m, seed)?;
+        let native = !is_scatter || batch_pos == 0 || unique;
+        let p = Program::compile_with(&m, &Options { threads: 1, min_parallel_work: usize::MAX, interpret: false, row_block_bytes: apu_runtime::exec::DEFAULT_ROW_BLOCK_BYTES }).unwrap();
+        let summary = p.plan().unwrap().summary();
+        prop_assert_eq!(summary.contains(" 0 fallback"), native, "{}", summary);
+    }
+
+    #[test]
     fn scatters(n in 1i64..7, d in 1i64..5, m in 0i64..9, combiner in 0u8..3, in_range in any::<bool>(), elem in elem_strategy(), seed in any::<u64>()) {
         // `x.at[idx].add/max/set(u)` on rows, duplicates and (when raw) out-of-range indices
         // included: out-of-range updates are skipped. `set` with duplicate indices is

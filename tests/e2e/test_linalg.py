@@ -82,10 +82,10 @@ def hermitian(shape, dtype):
     return (x + np.conj(np.swapaxes(x, -1, -2))) / 2
 
 
-@pytest.mark.parametrize("shape", [(1, 1), (2, 2), (6, 6), (3, 5, 5), (40, 40), (160, 160), (0, 0)], ids=str)
+@pytest.mark.parametrize("shape", [(1, 1), (2, 2), (6, 6), (3, 5, 5), (40, 40), (160, 160), (300, 300), (0, 0)], ids=str)
 @pytest.mark.parametrize("dtype", [np.float32, np.complex64], ids=lambda d: np.dtype(d).name)
 def test_eigh_matches_cpu(dev, cpu, dtype, shape):
-    # 160 is above the QDWH lowering's block size (128), so the divide and conquer runs too.
+    # 300 is above 256, where JAX's TPU rule would switch to QDWH; apu's rule keeps one Eigh call.
     # Eigenvalues match CPU's; eigenvectors are unique only up to a phase, so they are checked by
     # A v = v diag(w) and vᴴ v = I.
     a = hermitian(shape, dtype)
@@ -98,6 +98,29 @@ def test_eigh_matches_cpu(dev, cpu, dtype, shape):
     np.testing.assert_allclose(a64 @ v64, v64 * w[..., None, :], atol=2e-5 * scale * max(1, shape[-1]) ** 0.5)
     vhv = np.conj(np.swapaxes(v64, -1, -2)) @ v64
     np.testing.assert_allclose(vhv, np.broadcast_to(np.eye(shape[-1]), vhv.shape), atol=1e-5 * max(1, shape[-1]) ** 0.5)
+
+
+def test_eigh_is_one_custom_call_at_every_size(dev):
+    # The QDWH divide and conquer (a while loop of QR and matmuls) took ~13 s at 512 on apu, where the
+    # Eigh kernel alone takes ~0.1 s; apu's rule must not fall back to it above 256.
+    text = jax.jit(jnp.linalg.eigh).trace(jax.ShapeDtypeStruct((512, 512), np.float32)).lower(
+        lowering_platforms=(dev.platform,)).as_text()
+    assert text.count("@Eigh") == 1 and "while" not in text, text[:2000]
+
+
+@pytest.mark.parametrize("lower", [True, False])
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64], ids=lambda d: np.dtype(d).name)
+def test_eigh_subset_by_index(dev, dtype, lower):
+    # CPU refuses subset_by_index; apu slices the sorted full result, so numpy is the reference.
+    a = hermitian((2, 7, 7), dtype)
+    lo, hi = 2, 5
+    w, v = (np.asarray(t) for t in run_jitted(
+        lambda a: tuple(jax.lax.linalg.eigh(a, lower=lower, subset_by_index=(lo, hi))[::-1]), dev, a))
+    assert w.shape == (2, hi - lo) and v.shape == (2, 7, hi - lo)
+    want = np.linalg.eigvalsh(a.astype(np.complex128))[:, lo:hi]
+    np.testing.assert_allclose(w, want, rtol=1e-5, atol=1e-5)
+    a64, v64 = a.astype(np.complex128), v.astype(np.complex128)
+    np.testing.assert_allclose(a64 @ v64, v64 * w[..., None, :], atol=1e-5)
 
 
 def test_eigh_x64(dev, cpu):

@@ -297,6 +297,9 @@ impl<'a> Lowering<'a> {
         if self.lower_dynamic_slice(op)? {
             return Ok(());
         }
+        if self.lower_indexed_copy(op)? {
+            return Ok(());
+        }
         if self.lower_conv(op)? {
             return Ok(());
         }
@@ -719,6 +722,36 @@ impl<'a> Lowering<'a> {
         Ok(true)
     }
 
+    /// gather, and one-input scatter whose update computation returns the update, as box copies.
+    fn lower_indexed_copy(&mut self, op: &Op) -> Result<bool> {
+        let [r] = op.results.as_slice() else { return Ok(false) };
+        let geometry = match (&op.kind, op.operands.as_slice()) {
+            (OpKind::Gather { dims, slice_sizes, .. }, &[operand, indices]) => {
+                indexed_copy::gather(self.ty(operand)?, self.ty(indices)?, dims, slice_sizes, self.ty(*r)?)
+            }
+            (OpKind::Scatter { dims, unique_indices, .. }, &[input, indices, updates]) => {
+                let overwrites = match op.regions.as_slice() {
+                    [region] => region.ops.is_empty() && region.params.len() == 2 && region.results == region.params[1..],
+                    _ => false,
+                };
+                let geometry = indexed_copy::scatter(self.ty(input)?, self.ty(indices)?, self.ty(updates)?, dims, *unique_indices);
+                geometry.filter(|_| overwrites && self.ty(*r).ok() == self.ty(input).ok())
+            }
+            _ => None,
+        };
+        let Some(geometry) = geometry.filter(|g| g.elem_bytes > 0) else { return Ok(false) };
+        let big = self.materialize(op.operands[0])?;
+        let indices = self.materialize(op.operands[1])?;
+        let updates = match op.operands.get(2) {
+            Some(&u) => Some(self.materialize(u)?),
+            None => None,
+        };
+        let out = self.new_slot(*r)?;
+        self.push(StepKind::IndexedCopy(IndexedCopyKernel { out, big, indices, updates, geometry, in_place: false }));
+        self.nodes.insert(*r, Node::Slot(out));
+        Ok(true)
+    }
+
     /// convolution as im2col + GEMM when the geometry is one the kernel handles.
     fn lower_conv(&mut self, op: &Op) -> Result<bool> {
         let OpKind::Convolution {
@@ -989,6 +1022,13 @@ fn assign_liveness(steps: &mut [Step], slots: &[TensorType], keep: &[SlotId], ex
                         });
                     }
                 }
+            }
+            StepKind::IndexedCopy(k) => {
+                k.in_place = k.updates.is_some()
+                    && owned[k.big]
+                    && last_use[k.big] == Some(i)
+                    && k.updates != Some(k.big)
+                    && k.indices != k.big;
             }
             StepKind::DynamicSlice(d) => {
                 d.in_place = d.update.is_some()

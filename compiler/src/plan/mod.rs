@@ -5,10 +5,12 @@
 //! Kernels the plan may use are decided by the runtime through [`Capabilities`], so that the two
 //! cannot disagree about what a fused kernel can evaluate.
 
+pub mod indexed_copy;
 pub mod lower;
 pub mod rows;
 pub mod view;
 
+pub use indexed_copy::IndexedCopyKernel;
 use crate::ir::{BinaryOp, ComparisonDirection, ComparisonType, ElementType, Literal, Module, Op, TensorType, UnaryOp, ValueId};
 pub use view::View;
 
@@ -241,6 +243,7 @@ pub enum StepKind {
     Rows(RowGroup),
     Concat(ConcatKernel),
     DynamicSlice(DynamicSliceKernel),
+    IndexedCopy(IndexedCopyKernel),
     Conv(ConvKernel),
     Reduce(ReduceKernel),
     Dot(DotKernel),
@@ -294,6 +297,7 @@ impl StepKind {
             StepKind::Conv(c) => vec![c.lhs, c.rhs],
             StepKind::Concat(c) => c.inputs.clone(),
             StepKind::DynamicSlice(d) => std::iter::once(d.operand).chain(d.update).chain(d.indices.iter().copied()).collect(),
+            StepKind::IndexedCopy(k) => [k.big, k.indices].into_iter().chain(k.updates).collect(),
             StepKind::Alias { src, .. } => vec![*src],
             StepKind::Fallback { inputs, captured, .. } => {
                 inputs.iter().copied().chain(captured.iter().map(|c| c.1)).collect()
@@ -312,6 +316,7 @@ impl StepKind {
             StepKind::Conv(c) => vec![c.out],
             StepKind::Concat(c) => vec![c.out],
             StepKind::DynamicSlice(d) => vec![d.out],
+            StepKind::IndexedCopy(k) => vec![k.out],
             StepKind::Alias { dst, .. } => vec![*dst],
             StepKind::Fallback { outputs, .. } | StepKind::While { outputs, .. } | StepKind::Case { outputs, .. } => {
                 outputs.clone()
@@ -364,7 +369,7 @@ impl Plan {
                     StepKind::Elementwise(_) => 0,
                     StepKind::Reduce(_) => 1,
                     StepKind::Dot(_) | StepKind::Conv(_) => 2,
-                    StepKind::Alias { .. } | StepKind::DynamicSlice(_) | StepKind::Concat(_) => 3,
+                    StepKind::Alias { .. } | StepKind::DynamicSlice(_) | StepKind::IndexedCopy(_) | StepKind::Concat(_) => 3,
                     StepKind::Fallback { .. } => 4,
                     StepKind::While { .. } | StepKind::Case { .. } => 5,
                     StepKind::Rows(_) => 6,

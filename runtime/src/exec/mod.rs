@@ -13,6 +13,7 @@ mod fastmath;
 mod fold;
 pub mod fused;
 mod gemm;
+mod indexed_copy;
 mod reduce;
 mod rows;
 mod scalar;
@@ -316,6 +317,23 @@ impl Executable {
         slots.get(s).and_then(|b| b.clone()).ok_or_else(|| Error::internal(format!("slot {s} is read before it is written")))
     }
 
+    /// A buffer holding slot `s`'s bytes that a step may overwrite: the slot's own buffer when
+    /// `in_place` (the plan says this step is its last use) and nobody else holds it, else a copy.
+    fn writable_copy(slots: &mut [Option<Arc<AlignedBytes>>], pool: &mut Vec<AlignedBytes>, s: usize, in_place: bool) -> Result<AlignedBytes> {
+        if in_place {
+            if let Some(b) = slots[s].take() {
+                match Arc::try_unwrap(b) {
+                    Ok(owned) => return Ok(owned),
+                    Err(shared) => slots[s] = Some(shared),
+                }
+            }
+        }
+        let src = Self::slot_arc(slots, s)?;
+        let mut b = take_buffer(pool, src.len());
+        b.as_mut_slice().copy_from_slice(src.as_slice());
+        Ok(b)
+    }
+
     fn slot_ptr(slots: &[Option<Arc<AlignedBytes>>], s: usize) -> Result<Ptr> {
         slots
             .get(s)
@@ -413,18 +431,25 @@ impl Executable {
                     }
                     Some(u) => {
                         let update = Self::slot_arc(slots, u)?;
-                        // In place when this is the operand's last use and nobody else holds it.
-                        let owned = if k.in_place { slots[k.operand].take().and_then(|b| Arc::try_unwrap(b).map_err(|b| slots[k.operand] = Some(b)).ok()) } else { None };
-                        let mut target = match owned {
-                            Some(b) => b,
-                            None => {
-                                let src = Self::slot_arc(slots, k.operand)?;
-                                let mut b = take_buffer(pool, src.len());
-                                b.as_mut_slice().copy_from_slice(src.as_slice());
-                                b
-                            }
-                        };
+                        let mut target = Self::writable_copy(slots, pool, k.operand, k.in_place)?;
                         dynamic_slice::update(k, oty, &mut target, update.as_slice(), &idx);
+                        target
+                    }
+                };
+                slots[k.out] = Some(Arc::new(buf));
+            }
+            (StepKind::IndexedCopy(k), _) => {
+                let indices = Self::slot_arc(slots, k.indices)?;
+                let buf = match k.updates {
+                    None => {
+                        let mut buf = take_buffer(pool, plan.slots[k.out].byte_size());
+                        indexed_copy::gather(&k.geometry, Self::slot_arc(slots, k.big)?.as_slice(), indices.as_slice(), buf.as_mut_slice())?;
+                        buf
+                    }
+                    Some(u) => {
+                        let updates = Self::slot_arc(slots, u)?;
+                        let mut target = Self::writable_copy(slots, pool, k.big, k.in_place)?;
+                        indexed_copy::scatter(&k.geometry, target.as_mut_slice(), indices.as_slice(), updates.as_slice())?;
                         target
                     }
                 };

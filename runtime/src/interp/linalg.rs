@@ -2,33 +2,14 @@
 //! complex f64. Implementation-defined parts: the unused triangle of a Cholesky factor is zero,
 //! and a matrix that is not positive definite yields NaN from the failing pivot on (as XLA:CPU).
 
-use super::array::{to_f64, Array, Scalar};
 use super::complex::C64;
+use super::field::{self, Field};
 use super::value::Dense;
-use apu_compiler::ir::{TensorType, Transpose};
+use apu_compiler::ir::Transpose;
 use apu_compiler::{Error, Result};
 
 fn is_supported(d: &Dense) -> bool {
     matches!(d.elem().real_part(), apu_compiler::ir::ElementType::F32 | apu_compiler::ir::ElementType::F64)
-}
-
-pub(super) fn complex_values(d: &Dense) -> Vec<C64> {
-    (0..d.data.len())
-        .map(|k| match d.data.get(k) {
-            Scalar::Complex(re, im) => C64::new(re, im),
-            s => C64::new(to_f64(s), 0.0),
-        })
-        .collect()
-}
-
-pub(super) fn store(ty: &TensorType, v: Vec<C64>) -> Result<Dense> {
-    let complex = ty.elem.is_complex();
-    let values = v.into_iter().map(|z| if complex { Scalar::Complex(z.re, z.im) } else { Scalar::Float(z.re) });
-    Dense::new(ty.clone(), Array::from_scalars(ty.elem, values)?)
-}
-
-pub(super) fn conj(z: C64) -> C64 {
-    C64::new(z.re, -z.im)
 }
 
 /// (batch count, rows, cols) of a tensor of rank ≥ 2.
@@ -49,28 +30,34 @@ pub fn cholesky(a: &Dense, lower: bool) -> Result<Dense> {
     if n != n2 {
         return Err(Error::invalid(format!("cholesky: {} is not a batch of square matrices", a.ty)));
     }
-    let v = complex_values(a);
-    let mut out = vec![C64::new(0.0, 0.0); v.len()];
+    if a.elem().is_complex() {
+        cholesky_in::<C64>(a, batch, n, lower)
+    } else {
+        cholesky_in::<f64>(a, batch, n, lower)
+    }
+}
+
+fn cholesky_in<T: Field>(a: &Dense, batch: usize, n: usize, lower: bool) -> Result<Dense> {
+    let v = field::values::<T>(a);
+    let mut out = vec![T::default(); v.len()];
+    let mut l = vec![T::default(); n * n];
     for b in 0..batch {
         let base = b * n * n;
-        // Read the used triangle as the Hermitian matrix it stands for; compute L, then store L
-        // or L^H.
-        let at = |i: usize, j: usize| if lower == (i >= j) { v[base + i * n + j] } else { conj(v[base + j * n + i]) };
-        let mut l = vec![C64::new(0.0, 0.0); n * n];
+        // Read the used triangle as the Hermitian matrix it stands for; compute L (each entry a
+        // dot product of two contiguous rows of L), then store L or Lᴴ.
+        let at = |i: usize, j: usize| if lower == (i >= j) { v[base + i * n + j] } else { v[base + j * n + i].conj() };
+        l.fill(T::default());
         let mut failed = false;
         for j in 0..n {
-            let mut d = at(j, j).re;
-            for k in 0..j {
-                d -= l[j * n + k].abs().powi(2);
-            }
+            let d = at(j, j).real() - l[j * n..j * n + j].iter().map(|x| x.abs2()).sum::<f64>();
             let djj = if failed || d <= 0.0 || d.is_nan() { failed = true; f64::NAN } else { d.sqrt() };
-            l[j * n + j] = C64::new(djj, 0.0);
+            l[j * n + j] = T::from_real(djj);
             for i in j + 1..n {
                 let mut s = at(i, j);
-                for k in 0..j {
-                    s = s - l[i * n + k] * conj(l[j * n + k]);
+                for (x, y) in l[i * n..i * n + j].iter().zip(&l[j * n..j * n + j]) {
+                    s = s - *x * y.conj();
                 }
-                l[i * n + j] = C64::new(s.re / djj, s.im / djj);
+                l[i * n + j] = s / T::from_real(djj);
             }
         }
         for i in 0..n {
@@ -78,12 +65,12 @@ pub fn cholesky(a: &Dense, lower: bool) -> Result<Dense> {
                 if lower {
                     out[base + i * n + j] = l[i * n + j];
                 } else {
-                    out[base + j * n + i] = conj(l[i * n + j]);
+                    out[base + j * n + i] = l[i * n + j].conj();
                 }
             }
         }
     }
-    store(&a.ty, out)
+    field::store_values(&a.ty, out)
 }
 
 pub fn triangular_solve(a: &Dense, b: &Dense, left_side: bool, lower: bool, unit_diagonal: bool, transpose_a: Transpose) -> Result<Dense> {
@@ -98,47 +85,82 @@ pub fn triangular_solve(a: &Dense, b: &Dense, left_side: bool, lower: bool, unit
     if n != n2 || bbatch != batch || (left_side && m != n) || (!left_side && k != n) {
         return Err(Error::invalid(format!("triangular_solve: {} and {} do not fit", a.ty, b.ty)));
     }
-    let av = complex_values(a);
-    let bv = complex_values(b);
-    let mut out = bv.clone();
+    let shape = Solve { batch, n, m, k, left_side, lower, unit_diagonal, transpose_a };
+    if a.elem().is_complex() {
+        triangular_solve_in::<C64>(a, b, shape)
+    } else {
+        triangular_solve_in::<f64>(a, b, shape)
+    }
+}
+
+/// The sizes and attributes of one `triangular_solve`: `a` is batch × n×n, `b` batch × m×k.
+#[derive(Clone, Copy)]
+struct Solve {
+    batch: usize,
+    n: usize,
+    m: usize,
+    k: usize,
+    left_side: bool,
+    lower: bool,
+    unit_diagonal: bool,
+    transpose_a: Transpose,
+}
+
+fn triangular_solve_in<T: Field>(a: &Dense, b: &Dense, s: Solve) -> Result<Dense> {
+    let Solve { batch, n, m, k, left_side, .. } = s;
+    let av = field::values::<T>(a);
+    let mut out = field::values::<T>(b);
+    let mut coef = vec![T::default(); n * n];
     for t in 0..batch {
-        let abase = t * n * n;
-        // The triangle of `a` that is read, with an optional unit diagonal.
-        let tri = |i: usize, j: usize| -> C64 {
-            if i == j && unit_diagonal {
-                C64::new(1.0, 0.0)
-            } else if (lower && j <= i) || (!lower && j >= i) {
-                av[abase + i * n + j]
-            } else {
-                C64::new(0.0, 0.0)
+        // Every case becomes M X = B with M triangular: left, op(a) x = b; right, x op(a) = b is
+        // op(a)ᵀ xᵀ = bᵀ, where op(a)ᵀ is triangular the other way.
+        let am = &av[t * n * n..(t + 1) * n * n];
+        for i in 0..n {
+            for j in 0..n {
+                let (r, c) = if s.transpose_a == Transpose::NoTranspose { (i, j) } else { (j, i) };
+                let z = if r == c && s.unit_diagonal {
+                    T::from_real(1.0)
+                } else if (s.lower && c <= r) || (!s.lower && c >= r) {
+                    am[r * n + c]
+                } else {
+                    T::default()
+                };
+                let z = if s.transpose_a == Transpose::Adjoint { z.conj() } else { z };
+                coef[if left_side { i * n + j } else { j * n + i }] = z;
             }
-        };
-        // op(a), materialised.
-        let op = |i: usize, j: usize| -> C64 {
-            match transpose_a {
-                Transpose::NoTranspose => tri(i, j),
-                Transpose::Transpose => tri(j, i),
-                Transpose::Adjoint => conj(tri(j, i)),
-            }
-        };
-        let op_lower = lower == (transpose_a == Transpose::NoTranspose);
-        let bbase = t * m * k;
-        // Left: op(a) x = b column by column. Right: x op(a) = b ⇔ op(a)^T x^T = b^T row by row,
-        // where op(a)^T is triangular the other way.
-        let (systems, size) = if left_side { (k, n) } else { (m, n) };
-        for s in 0..systems {
-            let idx = |r: usize| if left_side { bbase + r * k + s } else { bbase + s * k + r };
-            let coef = |i: usize, j: usize| if left_side { op(i, j) } else { op(j, i) };
-            let forward = if left_side { op_lower } else { !op_lower };
-            let order: Vec<usize> = if forward { (0..size).collect() } else { (0..size).rev().collect() };
-            for (pos, &i) in order.iter().enumerate() {
-                let mut acc = bv[idx(i)];
-                for &j in &order[..pos] {
-                    acc = acc - coef(i, j) * out[idx(j)];
-                }
-                out[idx(i)] = acc / coef(i, i);
+        }
+        let op_lower = s.lower == (s.transpose_a == Transpose::NoTranspose);
+        let x = &mut out[t * m * k..(t + 1) * m * k];
+        if left_side {
+            substitute(&coef, x, n, k, op_lower);
+        } else {
+            let mut xt: Vec<T> = (0..k * m).map(|q| x[(q % m) * k + q / m]).collect();
+            substitute(&coef, &mut xt, n, m, !op_lower);
+            for (q, z) in xt.into_iter().enumerate() {
+                x[(q % m) * k + q / m] = z;
             }
         }
     }
-    store(&b.ty, out)
+    field::store_values(&b.ty, out)
+}
+
+/// Solves M X = B in place of B (n rows of width w) for triangular M (n×n): forward substitution
+/// when `lower`, backward otherwise, combining whole rows.
+fn substitute<T: Field>(mat: &[T], x: &mut [T], n: usize, w: usize, lower: bool) {
+    let mut acc = vec![T::default(); w];
+    for step in 0..n {
+        let i = if lower { step } else { n - 1 - step };
+        acc.copy_from_slice(&x[i * w..(i + 1) * w]);
+        let solved: Box<dyn Iterator<Item = usize>> = if lower { Box::new(0..i) } else { Box::new((i + 1..n).rev()) };
+        for j in solved {
+            let c = mat[i * n + j];
+            for (a, xj) in acc.iter_mut().zip(&x[j * w..(j + 1) * w]) {
+                *a = *a - c * *xj;
+            }
+        }
+        let d = mat[i * n + i];
+        for (xi, a) in x[i * w..(i + 1) * w].iter_mut().zip(&acc) {
+            *xi = *a / d;
+        }
+    }
 }

@@ -11,7 +11,7 @@
 //! once on store. Element types: f32, f64, c64, c128.
 
 use super::complex::C64;
-use super::linalg::{complex_values, conj, store};
+use super::field::{self, Field};
 use super::value::Dense;
 use apu_compiler::ir::{ElementType, TensorType};
 use apu_compiler::{Error, Result};
@@ -123,97 +123,128 @@ pub fn eval(target: &str, operands: &[&Dense], result_types: &[TensorType]) -> R
 
 /// √(Σ|x_i|²) scaled by the largest magnitude, so tiny or huge entries neither underflow to a
 /// zero norm (which would wrongly skip a reflector) nor overflow.
-fn norm2(xs: impl Iterator<Item = C64> + Clone) -> f64 {
-    let scale = xs.clone().flat_map(|z| [z.re.abs(), z.im.abs()]).fold(0.0, f64::max);
+fn norm2<T: Field>(xs: impl Iterator<Item = T> + Clone) -> f64 {
+    let scale = xs.clone().map(Field::abs).fold(0.0, f64::max);
     if scale == 0.0 || !scale.is_finite() {
         return scale;
     }
-    let sum: f64 = xs.flat_map(|z| [z.re / scale, z.im / scale]).map(|t| t * t).sum();
+    let sum: f64 = xs.map(|z| z.scale(1.0 / scale).abs2()).sum();
     scale * sum.sqrt()
 }
 
 /// One reflector in LAPACK's xLARFG form, for a column whose head is `alpha` and whose tail (the
 /// entries below the diagonal) has 2-norm `tail_norm`: returns (beta, tau, scale for the tail).
 /// A real `alpha` with a zero tail needs no reflection: tau = 0, H = I.
-fn reflector(alpha: C64, tail_norm: f64) -> (f64, C64, C64) {
-    if tail_norm == 0.0 && alpha.im == 0.0 {
-        return (alpha.re, C64::new(0.0, 0.0), C64::new(1.0, 0.0));
+fn reflector<T: Field>(alpha: T, tail_norm: f64) -> (f64, T, T) {
+    let one = T::from_real(1.0);
+    if tail_norm == 0.0 && alpha == T::from_real(alpha.real()) {
+        return (alpha.real(), T::default(), one);
     }
-    let mu = alpha.re.hypot(alpha.im).hypot(tail_norm);
+    let mu = alpha.abs().hypot(tail_norm);
     // beta takes the sign opposite to Re(alpha) (a zero counts as positive), avoiding cancellation.
-    let beta = if alpha.re < 0.0 { mu } else { -mu };
-    let tau = C64::new((beta - alpha.re) / beta, -alpha.im / beta);
-    let scale = C64::new(1.0, 0.0) / (alpha - C64::new(beta, 0.0));
-    (beta, tau, scale)
+    let beta = if alpha.real() < 0.0 { mu } else { -mu };
+    let tau = (T::from_real(beta) - alpha).scale(1.0 / beta);
+    (beta, tau, one / (alpha - T::from_real(beta)))
 }
 
 /// geqrf on each matrix of `a`; `taus_ty` is the type of the second result.
 fn geqrf(a: &Dense, taus_ty: &TensorType) -> Result<(Dense, Dense)> {
+    if a.ty.elem.is_complex() {
+        geqrf_in::<C64>(a, taus_ty)
+    } else {
+        geqrf_in::<f64>(a, taus_ty)
+    }
+}
+
+fn geqrf_in<T: Field>(a: &Dense, taus_ty: &TensorType) -> Result<(Dense, Dense)> {
     let Matrices { batch, m, n } = matrices(QR_TARGET, &a.ty)?;
     let p = m.min(n);
-    let mut v = complex_values(a);
-    let mut taus = vec![C64::new(0.0, 0.0); batch_count(batch) * p];
+    let mut v = field::values::<T>(a);
+    let mut taus = vec![T::default(); batch_count(batch) * p];
     for b in 0..batch_count(batch) {
-        let x = &mut v[b * m * n..(b + 1) * m * n];
-        for j in 0..p {
-            let tail_norm = norm2((j + 1..m).map(|i| x[i * n + j]));
-            let (beta, tau, scale) = reflector(x[j * n + j], tail_norm);
-            for i in j + 1..m {
-                x[i * n + j] = x[i * n + j] * scale;
-            }
-            x[j * n + j] = C64::new(1.0, 0.0);
-            // Apply H_jᴴ = I - conj(tau) v vᴴ to the columns right of j (v is column j, rows j..m).
-            let ctau = conj(tau);
-            for c in j + 1..n {
-                let mut dot = C64::new(0.0, 0.0);
-                for i in j..m {
-                    dot = dot + conj(x[i * n + j]) * x[i * n + c];
-                }
-                let f = ctau * dot;
-                for i in j..m {
-                    x[i * n + c] = x[i * n + c] - x[i * n + j] * f;
-                }
-            }
-            x[j * n + j] = C64::new(beta, 0.0);
-            taus[b * p + j] = tau;
-        }
+        geqrf_one(&mut v[b * m * n..(b + 1) * m * n], m, n, &mut taus[b * p..(b + 1) * p]);
     }
-    Ok((store(&a.ty, v)?, store(taus_ty, taus)?))
+    Ok((field::store_values(&a.ty, v)?, field::store_values(taus_ty, taus)?))
+}
+
+/// geqrf of one row-major m×n matrix in place. The reflectors are applied row by row (a
+/// row-vector product vᴴX, then a rank-1 update), never walking a column with a stride of n.
+fn geqrf_one<T: Field>(x: &mut [T], m: usize, n: usize, taus: &mut [T]) {
+    let mut f = vec![T::default(); n];
+    for j in 0..taus.len() {
+        let tail_norm = norm2((j + 1..m).map(|i| x[i * n + j]));
+        let (beta, tau, scale) = reflector(x[j * n + j], tail_norm);
+        for i in j + 1..m {
+            x[i * n + j] = x[i * n + j] * scale;
+        }
+        // H_jᴴ = I - conj(tau) v vᴴ on the columns right of j, where v is column j from row j
+        // down with an implicit 1 on top: X ← X - v (conj(tau) vᴴ X).
+        let cols = j + 1..n;
+        let fs = &mut f[cols.clone()];
+        fs.fill(T::default());
+        for i in j..m {
+            let vi = if i == j { T::from_real(1.0) } else { x[i * n + j] }.conj();
+            for (fc, xc) in fs.iter_mut().zip(&x[i * n + cols.start..(i + 1) * n]) {
+                *fc = *fc + vi * *xc;
+            }
+        }
+        let ctau = tau.conj();
+        fs.iter_mut().for_each(|fc| *fc = ctau * *fc);
+        for i in j..m {
+            let vi = if i == j { T::from_real(1.0) } else { x[i * n + j] };
+            for (xc, fc) in x[i * n + cols.start..(i + 1) * n].iter_mut().zip(fs.iter()) {
+                *xc = *xc - vi * *fc;
+            }
+        }
+        x[j * n + j] = T::from_real(beta);
+        taus[j] = tau;
+    }
 }
 
 /// orgqr on each matrix of `a`: Q = H_1 … H_k applied to the first n columns of the identity,
 /// by applying H_k first.
 fn householder_product(a: &Dense, taus: &Dense) -> Result<Dense> {
+    if a.ty.elem.is_complex() {
+        householder_product_in::<C64>(a, taus)
+    } else {
+        householder_product_in::<f64>(a, taus)
+    }
+}
+
+fn householder_product_in<T: Field>(a: &Dense, taus: &Dense) -> Result<Dense> {
     let Matrices { batch, m, n } = matrices(HOUSEHOLDER_PRODUCT_TARGET, &a.ty)?;
     let k = taus.ty.shape.last().copied().unwrap_or(0) as usize;
-    let av = complex_values(a);
-    let tv = complex_values(taus);
-    let mut q = vec![C64::new(0.0, 0.0); av.len()];
-    let mut vcol = vec![C64::new(0.0, 0.0); m];
+    let av = field::values::<T>(a);
+    let tv = field::values::<T>(taus);
+    let mut q = vec![T::default(); av.len()];
+    let mut f = vec![T::default(); n];
     for b in 0..batch_count(batch) {
         let (x, out) = (&av[b * m * n..(b + 1) * m * n], &mut q[b * m * n..(b + 1) * m * n]);
         for i in 0..n {
-            out[i * n + i] = C64::new(1.0, 0.0);
+            out[i * n + i] = T::from_real(1.0);
         }
         for j in (0..k).rev() {
             let tau = tv[b * k + j];
-            vcol[j] = C64::new(1.0, 0.0);
-            for i in j + 1..m {
-                vcol[i] = x[i * n + j];
-            }
+            let v = |i: usize| if i == j { T::from_real(1.0) } else { x[i * n + j] };
             // Rows above j of v are zero, and so (while H_k … H_{j+1} are applied) are the
-            // columns left of j of the partial product below row j: only the block j.., j.. changes.
-            for c in j..n {
-                let mut dot = C64::new(0.0, 0.0);
-                for i in j..m {
-                    dot = dot + conj(vcol[i]) * out[i * n + c];
+            // columns left of j of the partial product below row j: only the block j.., j..
+            // changes. Out ← Out - v (tau vᴴ Out), row by row.
+            let fs = &mut f[j..n];
+            fs.fill(T::default());
+            for i in j..m {
+                let vi = v(i).conj();
+                for (fc, oc) in fs.iter_mut().zip(&out[i * n + j..(i + 1) * n]) {
+                    *fc = *fc + vi * *oc;
                 }
-                let f = tau * dot;
-                for i in j..m {
-                    out[i * n + c] = out[i * n + c] - vcol[i] * f;
+            }
+            fs.iter_mut().for_each(|fc| *fc = tau * *fc);
+            for i in j..m {
+                let vi = v(i);
+                for (oc, fc) in out[i * n + j..(i + 1) * n].iter_mut().zip(fs.iter()) {
+                    *oc = *oc - vi * *fc;
                 }
             }
         }
     }
-    store(&a.ty, q)
+    field::store_values(&a.ty, q)
 }

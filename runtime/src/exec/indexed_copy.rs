@@ -1,0 +1,79 @@
+//! gather and overwriting scatter as byte copies of index-placed boxes (the geometry is
+//! `apu_compiler::plan::indexed_copy`'s). Scatter writes into its input's buffer when the plan says
+//! this is the input's last use and nobody else holds it, so setting one row of a large carried
+//! array costs one row.
+
+use super::dynamic_slice::read_index;
+use apu_compiler::plan::indexed_copy::Geometry;
+use apu_compiler::Result;
+
+/// Calls `f(big_element_offset, small_element_offset, run_elements)` for every contiguous run of
+/// every box the index tensor places, in batch order; boxes that do not fit are clamped (gather)
+/// or skipped (scatter).
+fn for_each_run(g: &Geometry, indices: &[u8], mut f: impl FnMut(usize, usize, usize)) -> Result<()> {
+    let rank = g.big_shape.len();
+    if g.sizes.contains(&0) || g.batch_shape.contains(&0) {
+        return Ok(());
+    }
+    let big_strides = &g.big_strides;
+    let isize = g.index_elem.byte_size();
+    // Runs along the last big dimension when the small tensor is contiguous there too.
+    let (run, inner_dims) = match rank {
+        0 => (1, 0),
+        _ if g.box_small_strides[rank - 1] == 1 => (g.sizes[rank - 1], rank - 1),
+        _ => (1, rank),
+    };
+    let runs_per_box: usize = g.sizes[..inner_dims].iter().product();
+    let batches: usize = g.batch_shape.iter().product();
+    let mut coord = vec![0usize; g.batch_shape.len()];
+    let mut start = vec![0i128; rank];
+    let mut at = vec![0usize; inner_dims];
+    for _ in 0..batches {
+        let ibase: usize = coord.iter().zip(&g.batch_index_strides).map(|(c, s)| c * s).sum();
+        let sbase: usize = coord.iter().zip(&g.batch_small_strides).map(|(c, s)| c * s).sum();
+        start.iter_mut().for_each(|x| *x = 0);
+        for (k, &d) in g.start_map.iter().enumerate() {
+            let pos = (ibase + k * g.component_stride) * isize;
+            start[d] = read_index(g.index_elem, &indices[pos..pos + isize])? as i128;
+        }
+        let fits = (0..rank).all(|d| start[d] >= 0 && start[d] + g.sizes[d] as i128 <= g.big_shape[d] as i128);
+        if fits || !g.skip_outside {
+            let big_base: usize = (0..rank)
+                .map(|d| start[d].clamp(0, (g.big_shape[d] - g.sizes[d]) as i128) as usize * big_strides[d])
+                .sum();
+            at.iter_mut().for_each(|x| *x = 0);
+            for _ in 0..runs_per_box {
+                let b: usize = at.iter().zip(big_strides).map(|(i, s)| i * s).sum();
+                let s: usize = at.iter().zip(&g.box_small_strides).map(|(i, s)| i * s).sum();
+                f(big_base + b, sbase + s, run);
+                for d in (0..inner_dims).rev() {
+                    at[d] += 1;
+                    if at[d] < g.sizes[d] {
+                        break;
+                    }
+                    at[d] = 0;
+                }
+            }
+        }
+        for j in (0..coord.len()).rev() {
+            coord[j] += 1;
+            if coord[j] < g.batch_shape[j] {
+                break;
+            }
+            coord[j] = 0;
+        }
+    }
+    Ok(())
+}
+
+/// gather: fills `out` (the result) from `operand`.
+pub fn gather(g: &Geometry, operand: &[u8], indices: &[u8], out: &mut [u8]) -> Result<()> {
+    let e = g.elem_bytes;
+    for_each_run(g, indices, |big, small, n| out[small * e..(small + n) * e].copy_from_slice(&operand[big * e..(big + n) * e]))
+}
+
+/// scatter: writes `updates` into `target` (already holding the input's bytes).
+pub fn scatter(g: &Geometry, target: &mut [u8], indices: &[u8], updates: &[u8]) -> Result<()> {
+    let e = g.elem_bytes;
+    for_each_run(g, indices, |big, small, n| target[big * e..(big + n) * e].copy_from_slice(&updates[small * e..(small + n) * e]))
+}
