@@ -441,11 +441,12 @@ proptest! {
         reverse_map in any::<bool>(),
         in_range in any::<bool>(),
         is_scatter in any::<bool>(),
+        adding in any::<bool>(),
         claim_unique in any::<bool>(),
         elem in elem_strategy(),
         seed in any::<u64>(),
     ) {
-        // Gathers and overwriting scatters with any mapping of index components to dimensions,
+        // Gathers and scatters (replacing or adding) with any mapping of index components to dimensions,
         // collapsed (inserted) dimensions, window sizes, the batch dimension anywhere among the
         // window ones, the index vector first or last, and starts raw (-20..20: gather clamps,
         // scatter skips windows that do not fit) or in range. The plan must copy boxes natively
@@ -483,7 +484,7 @@ proptest! {
         let result = if is_scatter {
             let u = b.param(ty(&small, elem));
             let s = ty(&[], elem);
-            let region = b.region(&[s.clone(), s], |_, p| vec![p[1]]);
+            let region = if adding { b.binary_region(BinaryOp::Add, elem) } else { b.region(&[s.clone(), s], |_, p| vec![p[1]]) };
             let dims = ScatterDims {
                 update_window_dims: to_i64(&offset),
                 inserted_window_dims: to_i64(&collapsed),

@@ -89,6 +89,27 @@ def test_scatters(dev, cpu):
     np.testing.assert_allclose(got[0], want, rtol=1e-6, atol=1e-6)
 
 
+def test_gradients_and_loops_that_gather_and_scatter(dev, cpu):
+    # The gradient of an embedding lookup is a scatter-add of the batch's rows into a zero table
+    # (ids repeat); an integer histogram is a scatter-add of ones; JAX's LU (solve, inv, det on a
+    # plug-in platform) swaps and sets rows and columns of its carried panel with gather and scatter
+    # in a loop. apu runs these as plan kernels, adding in place.
+    table = rng.standard_normal((50, 8)).astype(np.float32)
+    ids = np.array([3, 7, 3, 49, 0, 7, 7], np.int32)
+    grad = jax.grad(lambda t, i: jnp.sum(jnp.take(t, i, axis=0) ** 2))
+    (g,) = assert_matches_cpu(grad, (table, ids), dev, cpu, "default")
+    want = np.zeros_like(table)
+    np.add.at(want, ids, 2 * table[ids])
+    np.testing.assert_allclose(g, want, rtol=1e-6, atol=1e-6)
+    hist = lambda i: jnp.zeros(50, jnp.int32).at[i].add(1)
+    (h,) = assert_matches_cpu(hist, (ids,), dev, cpu, "exact")
+    np.testing.assert_array_equal(h, np.bincount(ids, minlength=50))
+    a = rng.standard_normal((40, 40)).astype(np.float32) + 8 * np.eye(40, dtype=np.float32)
+    b = rng.standard_normal((40, 3)).astype(np.float32)
+    assert_matches_cpu(lambda a, b: (jnp.linalg.solve(a, b), jnp.linalg.inv(a), jnp.linalg.det(a)), (a, b), dev, cpu,
+                       "accumulate")
+
+
 def test_dynamic_slice_and_update(dev, cpu):
     x = np.arange(48, dtype=np.float32).reshape(6, 8)
     u = -np.ones((2, 3), np.float32)

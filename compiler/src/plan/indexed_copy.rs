@@ -1,6 +1,7 @@
-//! `gather`, and `scatter` whose update computation overwrites, as copies of boxes that an index
-//! tensor places: both ops move whole elements without arithmetic, so the kernel is byte copies for
-//! every element type. Without it they ran in the interpreter, which converts every element of the
+//! `gather`, and `scatter` whose update computation overwrites or adds, as copies of boxes that an
+//! index tensor places: gather and overwriting scatter move whole elements without arithmetic, so
+//! they are byte copies for every element type; an adding scatter (the gradient of a gather, e.g. of
+//! an embedding lookup) adds each run into place for the types `Combine::Add` covers. Without it they ran in the interpreter, which converts every element of the
 //! operand on every call: a loop that sets one row of a carried matrix per iteration (JAX's LU,
 //! `x.at[i].set(row)`) paid for the whole matrix each time.
 //!
@@ -22,9 +23,46 @@ pub struct IndexedCopyKernel {
     /// Scatter: the updates; gather: `None`.
     pub updates: Option<SlotId>,
     pub geometry: Geometry,
+    pub combine: Combine,
     /// Scatter only: the input's last use is this step, so its buffer may be written in place when
     /// nothing else holds it.
     pub in_place: bool,
+}
+
+/// What a scatter does with an update and the element it lands on (gather: `Replace`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Combine {
+    Replace,
+    /// `current + update` in the element type: IEEE addition for f32 and f64 (what the
+    /// interpreter's f64 sum rounded once gives), wrapping for integers of 8 to 64 bits.
+    Add(ElementType),
+}
+
+impl Combine {
+    /// The combiner of a scatter's update computation for element type `elem`, if the kernel has it.
+    pub fn of_region(region: &crate::ir::Region, elem: ElementType) -> Option<Combine> {
+        use crate::ir::{BinaryOp, OpKind};
+        if region.params.len() != 2 {
+            return None;
+        }
+        match region.ops.as_slice() {
+            [] if region.results == region.params[1..] => Some(Combine::Replace),
+            [op] if op.kind == OpKind::Binary(BinaryOp::Add)
+                && region.results == op.results
+                && (op.operands == region.params || op.operands.iter().rev().eq(region.params.iter())) =>
+            {
+                adds(elem).then_some(Combine::Add(elem))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// The element types an adding scatter is planned for: the ones whose sum the kernel forms exactly
+/// as the interpreter does (sub-f32 floats would need the interpreter's single rounding from f64).
+pub fn adds(elem: ElementType) -> bool {
+    use ElementType as E;
+    matches!(elem, E::F32 | E::F64 | E::S8 | E::S16 | E::S32 | E::S64 | E::U8 | E::U16 | E::U32 | E::U64)
 }
 
 /// Shapes and strides (in elements) of one gather or scatter.
@@ -125,8 +163,8 @@ pub fn gather(operand: &TensorType, indices: &TensorType, d: &GatherDims, slice_
     })
 }
 
-/// The geometry of a one-input scatter the kernel handles (its update computation must overwrite;
-/// the caller checks that), or `None`. When updates may overlap (`unique_indices` false), the
+/// The geometry of a one-input scatter the kernel handles (its update computation must be one
+/// [`Combine`]; the caller checks that), or `None`. When updates may overlap (`unique_indices` false), the
 /// kernel's order (batch position, then box) must be the interpreter's (row-major over the
 /// updates), which holds when every scatter dimension of the updates precedes every window one.
 pub fn scatter(input: &TensorType, indices: &TensorType, updates: &TensorType, d: &ScatterDims, unique_indices: bool) -> Option<Geometry> {

@@ -722,24 +722,22 @@ impl<'a> Lowering<'a> {
         Ok(true)
     }
 
-    /// gather, and one-input scatter whose update computation returns the update, as box copies.
+    /// gather, and one-input scatter whose update computation replaces or adds, as box copies.
     fn lower_indexed_copy(&mut self, op: &Op) -> Result<bool> {
         let [r] = op.results.as_slice() else { return Ok(false) };
-        let geometry = match (&op.kind, op.operands.as_slice()) {
-            (OpKind::Gather { dims, slice_sizes, .. }, &[operand, indices]) => {
-                indexed_copy::gather(self.ty(operand)?, self.ty(indices)?, dims, slice_sizes, self.ty(*r)?)
+        let planned = match (&op.kind, op.operands.as_slice(), op.regions.as_slice()) {
+            (OpKind::Gather { dims, slice_sizes, .. }, &[operand, indices], []) => {
+                indexed_copy::gather(self.ty(operand)?, self.ty(indices)?, dims, slice_sizes, self.ty(*r)?).map(|g| (g, Combine::Replace))
             }
-            (OpKind::Scatter { dims, unique_indices, .. }, &[input, indices, updates]) => {
-                let overwrites = match op.regions.as_slice() {
-                    [region] => region.ops.is_empty() && region.params.len() == 2 && region.results == region.params[1..],
-                    _ => false,
-                };
-                let geometry = indexed_copy::scatter(self.ty(input)?, self.ty(indices)?, self.ty(updates)?, dims, *unique_indices);
-                geometry.filter(|_| overwrites && self.ty(*r).ok() == self.ty(input).ok())
+            (OpKind::Scatter { dims, unique_indices, .. }, &[input, indices, updates], [region]) => {
+                let input_ty = self.ty(input)?;
+                let combine = Combine::of_region(region, input_ty.elem).filter(|_| self.ty(*r).ok() == Some(input_ty));
+                let geometry = indexed_copy::scatter(input_ty, self.ty(indices)?, self.ty(updates)?, dims, *unique_indices);
+                geometry.zip(combine)
             }
             _ => None,
         };
-        let Some(geometry) = geometry.filter(|g| g.elem_bytes > 0) else { return Ok(false) };
+        let Some((geometry, combine)) = planned.filter(|(g, _)| g.elem_bytes > 0) else { return Ok(false) };
         let big = self.materialize(op.operands[0])?;
         let indices = self.materialize(op.operands[1])?;
         let updates = match op.operands.get(2) {
@@ -747,7 +745,7 @@ impl<'a> Lowering<'a> {
             None => None,
         };
         let out = self.new_slot(*r)?;
-        self.push(StepKind::IndexedCopy(IndexedCopyKernel { out, big, indices, updates, geometry, in_place: false }));
+        self.push(StepKind::IndexedCopy(IndexedCopyKernel { out, big, indices, updates, geometry, combine, in_place: false }));
         self.nodes.insert(*r, Node::Slot(out));
         Ok(true)
     }

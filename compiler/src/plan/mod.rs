@@ -10,7 +10,7 @@ pub mod lower;
 pub mod rows;
 pub mod view;
 
-pub use indexed_copy::IndexedCopyKernel;
+pub use indexed_copy::{Combine, IndexedCopyKernel};
 use crate::ir::{BinaryOp, ComparisonDirection, ComparisonType, ElementType, Literal, Module, Op, TensorType, UnaryOp, ValueId};
 pub use view::View;
 

@@ -1,11 +1,14 @@
-//! gather and overwriting scatter as byte copies of index-placed boxes (the geometry is
+//! gather, and scatter that replaces or adds, as runs over index-placed boxes (the geometry is
 //! `apu_compiler::plan::indexed_copy`'s). Scatter writes into its input's buffer when the plan says
 //! this is the input's last use and nobody else holds it, so setting one row of a large carried
 //! array costs one row.
 
 use super::dynamic_slice::read_index;
-use apu_compiler::plan::indexed_copy::Geometry;
-use apu_compiler::Result;
+use apu_compiler::ir::ElementType as E;
+use apu_compiler::plan::indexed_copy::{adds, Geometry};
+use apu_compiler::plan::Combine;
+use apu_compiler::{Error, Result};
+use std::ops::Add;
 
 /// Calls `f(big_element_offset, small_element_offset, run_elements)` for every contiguous run of
 /// every box the index tensor places, in batch order; boxes that do not fit are clamped (gather)
@@ -72,8 +75,47 @@ pub fn gather(g: &Geometry, operand: &[u8], indices: &[u8], out: &mut [u8]) -> R
     for_each_run(g, indices, |big, small, n| out[small * e..(small + n) * e].copy_from_slice(&operand[big * e..(big + n) * e]))
 }
 
-/// scatter: writes `updates` into `target` (already holding the input's bytes).
-pub fn scatter(g: &Geometry, target: &mut [u8], indices: &[u8], updates: &[u8]) -> Result<()> {
+/// scatter: combines `updates` into `target` (already holding the input's bytes).
+pub fn scatter(g: &Geometry, combine: Combine, target: &mut [u8], indices: &[u8], updates: &[u8]) -> Result<()> {
     let e = g.elem_bytes;
-    for_each_run(g, indices, |big, small, n| target[big * e..(big + n) * e].copy_from_slice(&updates[small * e..(small + n) * e]))
+    if let Combine::Add(elem) = combine {
+        if !adds(elem) {
+            return Err(Error::internal(format!("scatter-add of {elem} reached the plan kernel")));
+        }
+    }
+    for_each_run(g, indices, |big, small, n| {
+        let (dst, src) = (&mut target[big * e..(big + n) * e], &updates[small * e..(small + n) * e]);
+        match combine {
+            Combine::Replace => dst.copy_from_slice(src),
+            Combine::Add(elem) => add_into(elem, dst, src),
+        }
+    })
+}
+
+
+/// dst[i] += src[i] for little-endian elements of `elem` (wrapping for integers).
+fn add_into(elem: E, dst: &mut [u8], src: &[u8]) {
+    macro_rules! add {
+        ($t:ty, $op:ident) => {{
+            const N: usize = std::mem::size_of::<$t>();
+            for (d, s) in dst.chunks_exact_mut(N).zip(src.chunks_exact(N)) {
+                let sum = <$t>::from_le_bytes(d.try_into().unwrap()).$op(<$t>::from_le_bytes(s.try_into().unwrap()));
+                d.copy_from_slice(&sum.to_le_bytes());
+            }
+        }};
+    }
+    match elem {
+        E::F32 => add!(f32, add),
+        E::F64 => add!(f64, add),
+        E::S8 => add!(i8, wrapping_add),
+        E::S16 => add!(i16, wrapping_add),
+        E::S32 => add!(i32, wrapping_add),
+        E::S64 => add!(i64, wrapping_add),
+        E::U8 => add!(u8, wrapping_add),
+        E::U16 => add!(u16, wrapping_add),
+        E::U32 => add!(u32, wrapping_add),
+        E::U64 => add!(u64, wrapping_add),
+        // `scatter` checked `adds(elem)` before the first run.
+        _ => {}
+    }
 }

@@ -449,7 +449,7 @@ impl Executable {
                     Some(u) => {
                         let updates = Self::slot_arc(slots, u)?;
                         let mut target = Self::writable_copy(slots, pool, k.big, k.in_place)?;
-                        indexed_copy::scatter(&k.geometry, target.as_mut_slice(), indices.as_slice(), updates.as_slice())?;
+                        indexed_copy::scatter(&k.geometry, k.combine, target.as_mut_slice(), indices.as_slice(), updates.as_slice())?;
                         target
                     }
                 };
