@@ -91,6 +91,12 @@ pub struct Geometry {
     pub skip_outside: bool,
 }
 
+/// Index element types the kernel reads (whole bytes; the interpreter takes the rest).
+fn index_type_ok(elem: ElementType) -> bool {
+    use ElementType as E;
+    matches!(elem, E::S8 | E::S16 | E::S32 | E::S64 | E::U8 | E::U16 | E::U32 | E::U64)
+}
+
 fn dims(v: &[i64], rank: usize) -> Option<Vec<usize>> {
     v.iter().map(|&d| usize::try_from(d).ok().filter(|&d| d < rank)).collect()
 }
@@ -119,7 +125,7 @@ fn index_layout(indices: &TensorType, index_vector_dim: i64) -> Option<(Vec<usiz
 
 /// The geometry of a gather the kernel handles, or `None` (the interpreter runs it).
 pub fn gather(operand: &TensorType, indices: &TensorType, d: &GatherDims, slice_sizes: &[i64], result: &TensorType) -> Option<Geometry> {
-    if !d.operand_batching_dims.is_empty() || !indices.elem.is_int() || result.elem != operand.elem {
+    if !d.operand_batching_dims.is_empty() || !index_type_ok(indices.elem) || result.elem != operand.elem {
         return None;
     }
     let big_shape = shape(operand)?;
@@ -168,7 +174,7 @@ pub fn gather(operand: &TensorType, indices: &TensorType, d: &GatherDims, slice_
 /// kernel's order (batch position, then box) must be the interpreter's (row-major over the
 /// updates), which holds when every scatter dimension of the updates precedes every window one.
 pub fn scatter(input: &TensorType, indices: &TensorType, updates: &TensorType, d: &ScatterDims, unique_indices: bool) -> Option<Geometry> {
-    if !d.input_batching_dims.is_empty() || !indices.elem.is_int() || updates.elem != input.elem {
+    if !d.input_batching_dims.is_empty() || !index_type_ok(indices.elem) || updates.elem != input.elem {
         return None;
     }
     let big_shape = shape(input)?;
