@@ -1021,19 +1021,15 @@ fn assign_liveness(steps: &mut [Step], slots: &[TensorType], keep: &[SlotId], ex
                     }
                 }
             }
+            // An update step (dynamic_update_slice, scatter) may write into its target's buffer when
+            // the step owns it, it is the target's last use, and the step reads it nowhere else.
             StepKind::IndexedCopy(k) => {
-                k.in_place = k.updates.is_some()
-                    && owned[k.big]
-                    && last_use[k.big] == Some(i)
-                    && k.updates != Some(k.big)
-                    && k.indices != k.big;
+                k.in_place = k.updates.is_some_and(|u| owned[k.big] && last_use[k.big] == Some(i) && u != k.big && k.indices != k.big);
             }
             StepKind::DynamicSlice(d) => {
-                d.in_place = d.update.is_some()
-                    && owned[d.operand]
-                    && last_use[d.operand] == Some(i)
-                    && d.update != Some(d.operand)
-                    && !d.indices.contains(&d.operand);
+                d.in_place = d.update.is_some_and(|u| {
+                    owned[d.operand] && last_use[d.operand] == Some(i) && u != d.operand && !d.indices.contains(&d.operand)
+                });
             }
             StepKind::While { cond, body, .. } => {
                 for b in [cond, body] {

@@ -151,8 +151,9 @@ fn substitute<T: Field>(mat: &[T], x: &mut [T], n: usize, w: usize, lower: bool)
     for step in 0..n {
         let i = if lower { step } else { n - 1 - step };
         acc.copy_from_slice(&x[i * w..(i + 1) * w]);
-        let solved: Box<dyn Iterator<Item = usize>> = if lower { Box::new(0..i) } else { Box::new((i + 1..n).rev()) };
-        for j in solved {
+        // The rows already solved, nearest the start of the substitution first.
+        for k in 0..if lower { i } else { n - 1 - i } {
+            let j = if lower { k } else { n - 1 - k };
             let c = mat[i * n + j];
             for (a, xj) in acc.iter_mut().zip(&x[j * w..(j + 1) * w]) {
                 *a = *a - c * *xj;
