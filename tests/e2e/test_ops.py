@@ -110,6 +110,23 @@ def test_gradients_and_loops_that_gather_and_scatter(dev, cpu):
                        "accumulate")
 
 
+def test_argmax_argmin_with_nans_ties_and_signed_zeros(dev, cpu):
+    # JAX's argmax / argmin is a two-result reduce (value, iota) that apu runs as a plan kernel:
+    # the first NaN wins, ties go to the smallest index, along every axis, for floats and integers.
+    x = rng.choice(np.array([np.nan, -np.inf, np.inf, -0.0, 0.0, 1.0, -1.0, 2.0], np.float32), (7, 300, 5),
+                   p=[0.01, 0.09, 0.1, 0.2, 0.2, 0.15, 0.15, 0.1])
+    i = rng.integers(-3, 4, (7, 300, 5)).astype(np.int32)
+    long = rng.standard_normal(200_000).astype(np.float32)
+    long[[70_000, 150_000]] = 9.0
+
+    def fn(x, i, long):
+        return tuple(f(v, axis=a) for f in (jnp.argmax, jnp.argmin) for v in (x, i) for a in (0, 1, 2)) + (
+            jnp.argmax(long), jnp.argmin(long), jnp.argmax(x))
+    got = assert_matches_cpu(fn, (x, i, long), dev, cpu, "exact")
+    np.testing.assert_array_equal(got[0], np.argmax(x, axis=0))  # numpy: the first NaN, the first tie
+    assert got[-3] == 70_000
+
+
 def test_dynamic_slice_and_update(dev, cpu):
     x = np.arange(48, dtype=np.float32).reshape(6, 8)
     u = -np.ones((2, 3), np.float32)

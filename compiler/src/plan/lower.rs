@@ -256,6 +256,32 @@ impl<'a> Lowering<'a> {
         }
     }
 
+    /// The pick and `[outer, reduced, inner]` view of a reduce the arg-reduce kernel handles:
+    /// values and an iota along the one reduced axis, folded by an argmax / argmin body.
+    fn arg_reduce_ok(&self, op: &Op) -> Option<(Pick, [usize; 3])> {
+        let OpKind::Reduce { dimensions } = &op.kind else { return None };
+        let ([values, index, ..], [_, index_result], [region], &[axis]) =
+            (op.operands.as_slice(), op.results.as_slice(), op.regions.as_slice(), dimensions.as_slice())
+        else {
+            return None;
+        };
+        let (vty, ity) = (self.ty(*values).ok()?, self.ty(*index).ok()?);
+        let axis = usize::try_from(axis).ok()?;
+        let reduced = *vty.shape.get(axis)?;
+        if op.operands.len() != 4
+            || !arg_reduce::value_ok(vty.elem)
+            || !arg_reduce::index_ok(ity.elem)
+            || self.ty(*index_result).ok()?.elem != ity.elem
+            || reduced as u64 > arg_reduce::max_axis(ity.elem)
+            || !matches!(self.nodes.get(index), Some(Node::Iota(d)) if *d == axis)
+        {
+            return None;
+        }
+        let pick = arg_reduce::pick_of_body(region, &|v| self.ty(v).ok().map(|t| t.elem))?;
+        let size = |r: std::ops::Range<usize>| vty.shape[r].iter().map(|&d| d.max(0) as usize).product::<usize>();
+        Some((pick, [size(0..axis), reduced.max(0) as usize, size(axis + 1..vty.rank())]))
+    }
+
     /// Whether value `v`, produced by elementwise op `op`, is inlined into its only consumer.
     fn fuses_into_consumer(&self, v: ValueId) -> bool {
         let Some(&(1, Some((c, k)))) = self.uses.get(&v) else { return false };
@@ -264,7 +290,7 @@ impl<'a> Lowering<'a> {
             let same_shape = self.ty(consumer.results[0]).map(|t| &t.shape) == self.ty(v).map(|t| &t.shape);
             return same_shape;
         }
-        k == 0 && self.reduce_ok(consumer).is_some()
+        k == 0 && (self.reduce_ok(consumer).is_some() || self.arg_reduce_ok(consumer).is_some())
     }
 
     fn lower_op(&mut self, index: usize, op: &'a Op) -> Result<()> {
@@ -287,6 +313,9 @@ impl<'a> Lowering<'a> {
         }
         if let Some((combiner, layout)) = self.reduce_ok(op) {
             return self.lower_reduce(op, combiner, layout);
+        }
+        if let Some((pick, dims)) = self.arg_reduce_ok(op) {
+            return self.lower_arg_reduce(op, pick, dims);
         }
         if self.lower_dot(op)? {
             return Ok(());
@@ -496,6 +525,39 @@ impl<'a> Lowering<'a> {
             init,
         }));
         self.nodes.insert(r, Node::Slot(out));
+        Ok(())
+    }
+
+    fn lower_arg_reduce(&mut self, op: &Op, pick: Pick, [outer, reduced, inner]: [usize; 3]) -> Result<()> {
+        let (x, index) = (op.operands[0], op.operands[1]);
+        let xty = self.ty(x)?;
+        let input_shape = xty.shape.clone();
+        let (expr, inputs) = self.expression(&input_shape, |l, e, ins| l.emit_value(x, &input_shape, e, ins))?;
+        let mut init = |v: ValueId| -> Result<Operand> {
+            Ok(match self.node(v)? {
+                Node::Const(k) => Operand::Const(k),
+                _ => Operand::Slot(self.materialize(v)?),
+            })
+        };
+        let (init_value, init_index) = (init(op.operands[2])?, init(op.operands[3])?);
+        let (value_out, index_out) = (self.new_slot(op.results[0])?, self.new_slot(op.results[1])?);
+        self.push(StepKind::ArgReduce(ArgReduceKernel {
+            value_out,
+            index_out,
+            pick,
+            elem: xty.elem,
+            index_elem: self.ty(index)?.elem,
+            outer,
+            reduced,
+            inner,
+            input_shape,
+            inputs,
+            expr,
+            init_value,
+            init_index,
+        }));
+        self.nodes.insert(op.results[0], Node::Slot(value_out));
+        self.nodes.insert(op.results[1], Node::Slot(index_out));
         Ok(())
     }
 

@@ -5,11 +5,13 @@
 //! Kernels the plan may use are decided by the runtime through [`Capabilities`], so that the two
 //! cannot disagree about what a fused kernel can evaluate.
 
+pub mod arg_reduce;
 pub mod indexed_copy;
 pub mod lower;
 pub mod rows;
 pub mod view;
 
+pub use arg_reduce::{ArgReduceKernel, Pick};
 pub use indexed_copy::{Combine, IndexedCopyKernel};
 use crate::ir::{BinaryOp, ComparisonDirection, ComparisonType, ElementType, Literal, Module, Op, TensorType, UnaryOp, ValueId};
 pub use view::View;
@@ -246,6 +248,7 @@ pub enum StepKind {
     IndexedCopy(IndexedCopyKernel),
     Conv(ConvKernel),
     Reduce(ReduceKernel),
+    ArgReduce(ArgReduceKernel),
     Dot(DotKernel),
     /// `dst` shares `src`'s buffer (a reshape of a contiguous value).
     Alias { src: SlotId, dst: SlotId },
@@ -293,6 +296,13 @@ impl StepKind {
                 }
                 v
             }
+            StepKind::ArgReduce(k) => {
+                let inits = [&k.init_value, &k.init_index].into_iter().filter_map(|o| match o {
+                    Operand::Slot(s) => Some(*s),
+                    Operand::Const(_) => None,
+                });
+                k.inputs.iter().copied().chain(inits).collect()
+            }
             StepKind::Dot(d) => vec![d.lhs, d.rhs],
             StepKind::Conv(c) => vec![c.lhs, c.rhs],
             StepKind::Concat(c) => c.inputs.clone(),
@@ -312,6 +322,7 @@ impl StepKind {
             StepKind::Elementwise(k) => vec![k.out],
             StepKind::Rows(g) => g.steps.iter().flat_map(|s| s.kind.writes()).collect(),
             StepKind::Reduce(k) => vec![k.out],
+            StepKind::ArgReduce(k) => vec![k.value_out, k.index_out],
             StepKind::Dot(d) => vec![d.out],
             StepKind::Conv(c) => vec![c.out],
             StepKind::Concat(c) => vec![c.out],
@@ -367,7 +378,7 @@ impl Plan {
             for s in steps {
                 counts[match s.kind {
                     StepKind::Elementwise(_) => 0,
-                    StepKind::Reduce(_) => 1,
+                    StepKind::Reduce(_) | StepKind::ArgReduce(_) => 1,
                     StepKind::Dot(_) | StepKind::Conv(_) => 2,
                     StepKind::Alias { .. } | StepKind::DynamicSlice(_) | StepKind::IndexedCopy(_) | StepKind::Concat(_) => 3,
                     StepKind::Fallback { .. } => 4,

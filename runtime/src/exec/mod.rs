@@ -5,6 +5,7 @@
 //! `APU_EXECUTOR=interp` makes every program run on the reference interpreter (for debugging);
 //! `APU_NUM_THREADS` sets the worker count.
 
+mod arg_reduce;
 mod claims;
 mod control;
 mod conv;
@@ -231,6 +232,7 @@ fn prepare(steps: &[Step], types: &[TensorType], prepared: &mut [Prepared]) -> R
         *slot = match &step.kind {
             StepKind::Elementwise(k) => Prepared::Expr(Compiled::new(&k.expr, &k.shape, k.inputs.len())?),
             StepKind::Reduce(k) => Prepared::Expr(Compiled::new(&k.expr, &k.input_shape, k.inputs.len())?),
+            StepKind::ArgReduce(k) => Prepared::Expr(Compiled::new(&k.expr, &k.input_shape, k.inputs.len())?),
             StepKind::While { cond, body, .. } => Prepared::Loop(control::LoopPlan::new(cond, body, types)),
             _ => Prepared::None,
         };
@@ -394,6 +396,22 @@ impl Executable {
                 // SAFETY: the lowering sized every input and the output for this kernel.
                 unsafe { reduce::run(ex, k.elem, k.combiner, inputs, init, buf.as_mut_ptr(), reduce::Job::Whole { layout: k.layout, workers: &self.workers }) };
                 slots[k.out] = Some(Arc::new(buf));
+            }
+            (StepKind::ArgReduce(k), Prepared::Expr(ex)) => {
+                let inputs = Args::of(slots, &k.inputs)?;
+                let init = |o: &Operand, elem| -> Result<KScalar> {
+                    Ok(match o {
+                        Operand::Const(c) => *c,
+                        Operand::Slot(s) => read_scalar(elem, Self::slot_ptr(slots, *s)?),
+                    })
+                };
+                let (init_value, init_index) = (init(&k.init_value, k.elem)?, init(&k.init_index, k.index_elem)?);
+                let mut values = take_buffer(pool, plan.slots[k.value_out].byte_size());
+                let mut indices = take_buffer(pool, plan.slots[k.index_out].byte_size());
+                // SAFETY: the lowering sized every input and both outputs for this kernel.
+                unsafe { arg_reduce::run(k, ex, inputs.as_slice(), init_value, init_index, values.as_mut_ptr(), indices.as_mut_ptr(), &self.workers)? };
+                slots[k.value_out] = Some(Arc::new(values));
+                slots[k.index_out] = Some(Arc::new(indices));
             }
             (StepKind::Dot(d), _) => {
                 let (a, b) = (Self::slot_ptr(slots, d.lhs)?, Self::slot_ptr(slots, d.rhs)?);

@@ -17,7 +17,7 @@ pub fn supported(op: B, elem: E) -> bool {
     }
 }
 
-trait Elem: Copy + Send + Sync + 'static {
+pub(super) trait Elem: Copy + Send + Sync + 'static {
     fn slice(b: &Buf) -> &[Self];
     fn from_k(k: KScalar) -> Option<Self>;
 }
