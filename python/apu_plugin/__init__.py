@@ -74,6 +74,16 @@ def _enable_eigh() -> None:
         logger.warning("apu: could not enable eigh: %s", exc)
 
 
+def _enable_condensed_forms() -> None:
+    # JAX lowers hessenberg and tridiagonal to LAPACK on CPU only; apu has its own kernels. See condensed.py.
+    try:
+        from . import condensed
+
+        condensed.register(PLATFORM_NAME)
+    except Exception as exc:  # private API: never let a JAX change break registration
+        logger.warning("apu: could not enable hessenberg and tridiagonal: %s", exc)
+
+
 def initialize() -> None:
     path = library_path()
     if not path.exists():
@@ -103,3 +113,4 @@ def initialize() -> None:
         return
     _enable_donation()
     _enable_eigh()
+    _enable_condensed_forms()

@@ -143,3 +143,49 @@ def test_what_eigh_unlocks(dev, cpu, name):
         "eigh_grad": (jax.grad(lambda h: jnp.sum(jnp.linalg.eigvalsh(h) ** 2)), (hermitian((5, 5), np.float32),)),
     }[name]
     assert_matches_cpu(fn, args, dev, cpu, "accumulate")
+
+
+def matches_cpu_within(fn, args, dev, cpu, n):
+    """fn's outputs on dev and on CPU agree within a tolerance that grows with the order n: LAPACK
+    computes in the element type and apu in f64, so their f32 rounding errors part as n grows
+    (1.6e-5 on entries of ~1 at n = 40)."""
+    got = run_jitted(fn, dev, *args)
+    want = run_jitted(fn, cpu, *args)
+    tol = 1e-5 * max(1.0, n / 4)
+    for i, (g, w) in enumerate(zip(got, want)):
+        np.testing.assert_allclose(g, w, rtol=tol, atol=tol, err_msg=f"output {i}")
+    return got
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (2, 2), (5, 5), (2, 6, 6), (40, 40)], ids=str)
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64], ids=lambda d: np.dtype(d).name)
+def test_hessenberg_matches_cpu(dev, cpu, dtype, shape):
+    # CPU runs LAPACK's gehrd; apu its own ApuHessenberg with LAPACK's conventions, so the packed
+    # reflectors and taus match too, and so does jax.scipy.linalg.hessenberg's Q.
+    a = sample(shape, dtype)
+    n = shape[-1]
+    matches_cpu_within(lambda a: tuple(jax.lax.linalg.hessenberg(a)), (a,), dev, cpu, n)
+    if len(shape) == 2:
+        h, q = matches_cpu_within(lambda a: jax.scipy.linalg.hessenberg(a, calc_q=True), (a,), dev, cpu, n)
+        q64 = q.astype(np.complex128)
+        np.testing.assert_allclose(q64 @ h @ np.conj(q64.T), a, atol=1e-4 * max(1, shape[-1]))
+        np.testing.assert_array_equal(np.tril(h, -2), 0)
+
+
+@pytest.mark.parametrize("lower", [True, False])
+@pytest.mark.parametrize("shape", [(1, 1), (2, 2), (5, 5), (2, 6, 6), (40, 40)], ids=str)
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64], ids=lambda d: np.dtype(d).name)
+def test_tridiagonal_matches_cpu(dev, cpu, dtype, shape, lower):
+    # sytrd / hetrd read one triangle of a (here not Hermitian: the other triangle must be ignored
+    # and handed back unchanged), and return the packed reflectors, the real diagonal and
+    # off-diagonal, and the taus.
+    a = sample(shape, dtype)
+    # The diagonal of the packed result is d; LAPACK's blocked hetrd (n above its crossover, 40 here)
+    # leaves one imaginary part there unzeroed, so the packed diagonal is compared as its real part.
+    def reduce(a):
+        packed, d, e, taus = jax.lax.linalg.tridiagonal(a, lower=lower)
+        eye = jnp.eye(a.shape[-1], dtype=bool)
+        return jnp.where(eye, packed.real.astype(packed.dtype), packed), d, e, taus
+    got = matches_cpu_within(reduce, (a,), dev, cpu, shape[-1])
+    untouched = np.triu(a, 1) if lower else np.tril(a, -1)
+    np.testing.assert_array_equal(np.triu(got[0], 1) if lower else np.tril(got[0], -1), untouched)

@@ -32,6 +32,7 @@
 
 pub mod array;
 pub mod complex;
+pub mod condensed;
 pub mod conv;
 pub mod convert;
 pub mod dot;

@@ -123,7 +123,7 @@ pub fn eval(target: &str, operands: &[&Dense], result_types: &[TensorType]) -> R
 
 /// √(Σ|x_i|²) scaled by the largest magnitude, so tiny or huge entries neither underflow to a
 /// zero norm (which would wrongly skip a reflector) nor overflow.
-fn norm2<T: Field>(xs: impl Iterator<Item = T> + Clone) -> f64 {
+pub(super) fn norm2<T: Field>(xs: impl Iterator<Item = T> + Clone) -> f64 {
     let scale = xs.clone().map(Field::abs).fold(0.0, f64::max);
     if scale == 0.0 || !scale.is_finite() {
         return scale;
@@ -135,7 +135,7 @@ fn norm2<T: Field>(xs: impl Iterator<Item = T> + Clone) -> f64 {
 /// One reflector in LAPACK's xLARFG form, for a column whose head is `alpha` and whose tail (the
 /// entries below the diagonal) has 2-norm `tail_norm`: returns (beta, tau, scale for the tail).
 /// A real `alpha` with a zero tail needs no reflection: tau = 0, H = I.
-fn reflector<T: Field>(alpha: T, tail_norm: f64) -> (f64, T, T) {
+pub(super) fn reflector<T: Field>(alpha: T, tail_norm: f64) -> (f64, T, T) {
     let one = T::from_real(1.0);
     if tail_norm == 0.0 && alpha == T::from_real(alpha.real()) {
         return (alpha.real(), T::default(), one);

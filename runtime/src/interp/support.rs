@@ -126,6 +126,11 @@ fn check_op(f: &Function, op: &Op) -> Result<()> {
             let results = tensor_types(f, &op.results, "result")?;
             super::qr::check(call_target_name, &operands, &results)
         }
+        K::CustomCall { call_target_name, backend_config, .. } if super::condensed::is_condensed_custom_call(call_target_name) => {
+            let operands = tensor_types(f, &op.operands, "operand")?;
+            let results = tensor_types(f, &op.results, "result")?;
+            super::condensed::check(call_target_name, backend_config.as_ref(), &operands, &results)
+        }
         K::CustomCall { call_target_name, backend_config, .. } if call_target_name == super::eigh::EIGH_TARGET => {
             let operands = tensor_types(f, &op.operands, "operand")?;
             let results = tensor_types(f, &op.results, "result")?;
