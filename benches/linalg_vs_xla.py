@@ -3,8 +3,8 @@
 
     python benches/linalg_vs_xla.py [--quick] [--write docs/performance-linalg.md]
 
-On apu these run through JAX's platform-independent lowerings (LU, QDWH-based SVD) and apu's custom calls
-(`Qr`, `Eigh`, cholesky, triangular_solve); on XLA:CPU through LAPACK. Same timing method as
+On apu these run through apu's custom calls (`Qr`, `Eigh`, `LuDecomposition`, cholesky, triangular_solve) and
+JAX's platform-independent lowering of SVD (QDWH); on XLA:CPU through LAPACK. Same timing method as
 benches/jax_vs_xla.py (interleaved rounds, median ratio); results are checked against each other first,
 as invariants where the factors are unique only up to signs or phases.
 """
@@ -83,8 +83,8 @@ def main():
             "",
             f"Measured by `scripts/bench.sh` (`benches/linalg_vs_xla.py{' --quick' if opts.quick else ''}`) on "
             f"{datetime.date.today()}, commit {rev}, {os.cpu_count()} cores, jaxlib {jax.__version__}; timing as in "
-            "performance.md. XLA:CPU runs LAPACK; apu runs its own custom calls (`Eigh`, `Qr`, cholesky, "
-            "triangular_solve, in f64 arithmetic) and JAX's generic lowerings (LU for solve, QDWH for svd).",
+            "performance.md. XLA:CPU runs LAPACK; apu runs its own custom calls (`Eigh`, `Qr`, `LuDecomposition`, "
+            "cholesky, triangular_solve, in f64 arithmetic) and JAX's generic lowering of svd (QDWH).",
             "",
             "| workload | apu | XLA:CPU | ratio |",
             "|---|---|---|---|",

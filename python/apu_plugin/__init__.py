@@ -84,6 +84,17 @@ def _enable_condensed_forms() -> None:
         logger.warning("apu: could not enable hessenberg and tridiagonal: %s", exc)
 
 
+def _enable_lu() -> None:
+    # JAX lowers lu to LAPACK on CPU and to a loop of whole-panel passes on a plug-in platform; apu has an LU
+    # kernel for the TPU target. See lu.py.
+    try:
+        from . import lu
+
+        lu.register(PLATFORM_NAME)
+    except Exception as exc:  # private API: never let a JAX change break registration
+        logger.warning("apu: could not enable the LU kernel: %s", exc)
+
+
 def initialize() -> None:
     path = library_path()
     if not path.exists():
@@ -114,3 +125,4 @@ def initialize() -> None:
     _enable_donation()
     _enable_eigh()
     _enable_condensed_forms()
+    _enable_lu()

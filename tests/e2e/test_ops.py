@@ -7,7 +7,7 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
-from helpers import assert_matches_cpu
+from helpers import assert_matches_cpu, run_jitted
 
 rng = np.random.default_rng(11)
 
@@ -91,9 +91,10 @@ def test_scatters(dev, cpu):
 
 def test_gradients_and_loops_that_gather_and_scatter(dev, cpu):
     # The gradient of an embedding lookup is a scatter-add of the batch's rows into a zero table
-    # (ids repeat); an integer histogram is a scatter-add of ones; JAX's LU (solve, inv, det on a
-    # plug-in platform) swaps and sets rows and columns of its carried panel with gather and scatter
-    # in a loop. apu runs these as plan kernels, adding in place.
+    # (ids repeat); an integer histogram is a scatter-add of ones; JAX's own LU (`_lu_python`, what a
+    # plug-in platform without an LU rule runs for solve, inv and det) swaps and sets rows and columns
+    # of its carried panel with gather and scatter in a loop. apu runs these as plan kernels, adding in
+    # place. (apu's package now sends `lu` to its LU kernel, so the loop is called directly here.)
     table = rng.standard_normal((50, 8)).astype(np.float32)
     ids = np.array([3, 7, 3, 49, 0, 7, 7], np.int32)
     grad = jax.grad(lambda t, i: jnp.sum(jnp.take(t, i, axis=0) ** 2))
@@ -108,6 +109,11 @@ def test_gradients_and_loops_that_gather_and_scatter(dev, cpu):
     b = rng.standard_normal((40, 3)).astype(np.float32)
     assert_matches_cpu(lambda a, b: (jnp.linalg.solve(a, b), jnp.linalg.inv(a), jnp.linalg.det(a)), (a, b), dev, cpu,
                        "accumulate")
+    from jax._src.lax import linalg as lax_linalg
+    lu, pivots, perm = run_jitted(lax_linalg._lu_python, dev, a)
+    want = run_jitted(lambda a: tuple(jax.lax.linalg.lu(a)), cpu, a)
+    np.testing.assert_allclose(lu, want[0], rtol=1e-4, atol=1e-4)
+    np.testing.assert_array_equal(perm, want[2])
 
 
 def test_argmax_argmin_with_nans_ties_and_signed_zeros(dev, cpu):

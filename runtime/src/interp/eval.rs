@@ -422,6 +422,9 @@ impl<'m> Interpreter<'m> {
             K::CustomCall { call_target_name, backend_config, .. } if super::condensed::is_condensed_custom_call(call_target_name) => {
                 many(super::condensed::eval(call_target_name, backend_config.as_ref(), &all_dense(0..operands.len())?, &result_types()?)?)
             }
+            K::CustomCall { call_target_name, .. } if call_target_name == super::lu::LU_TARGET => {
+                many(super::lu::eval(&all_dense(0..operands.len())?, &result_types()?)?)
+            }
             K::CustomCall { call_target_name, backend_config, .. } if call_target_name == super::eigh::EIGH_TARGET => {
                 let results = super::eigh::eval(backend_config.as_ref(), &all_dense(0..operands.len())?, &result_types()?)?;
                 Ok(results.into_iter().map(Value::tensor).collect())

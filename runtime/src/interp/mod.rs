@@ -46,6 +46,7 @@ pub mod gather;
 pub mod hermitian_eigen;
 pub mod index;
 pub mod linalg;
+pub mod lu;
 pub mod norm;
 pub mod numeric;
 pub mod qr;
