@@ -7,6 +7,7 @@ logged and the platform is simply not registered.
 
 from __future__ import annotations
 
+import importlib
 import logging
 import os
 import pathlib
@@ -63,36 +64,20 @@ def _enable_donation() -> None:
         logger.warning("apu: could not enable buffer donation: %s", exc)
 
 
-def _enable_eigh() -> None:
-    # JAX has no eigh lowering for a plug-in platform; without one, jnp.linalg.eigh, and through it svd, lstsq,
-    # pinv and polyfit, fail to lower on apu. See eigh.py.
-    try:
-        from . import eigh
-
-        eigh.register(PLATFORM_NAME)
-    except Exception as exc:  # private API: never let a JAX change break registration
-        logger.warning("apu: could not enable eigh: %s", exc)
+# apu's own lowerings of linear-algebra primitives that JAX lowers only for its built-in platforms, each in
+# a module with `register(platform)`:
+# - eigh.py: without it jnp.linalg.eigh, and through it svd, lstsq, pinv and polyfit, fail to lower on apu;
+# - condensed.py: hessenberg and tridiagonal (LAPACK on CPU only);
+# - lu.py: lu (solve, inv, det), which otherwise runs JAX's loop of whole-panel passes.
+_LOWERINGS = (("eigh", "eigh"), ("condensed", "hessenberg and tridiagonal"), ("lu", "the LU kernel"))
 
 
-def _enable_condensed_forms() -> None:
-    # JAX lowers hessenberg and tridiagonal to LAPACK on CPU only; apu has its own kernels. See condensed.py.
-    try:
-        from . import condensed
-
-        condensed.register(PLATFORM_NAME)
-    except Exception as exc:  # private API: never let a JAX change break registration
-        logger.warning("apu: could not enable hessenberg and tridiagonal: %s", exc)
-
-
-def _enable_lu() -> None:
-    # JAX lowers lu to LAPACK on CPU and to a loop of whole-panel passes on a plug-in platform; apu has an LU
-    # kernel for the TPU target. See lu.py.
-    try:
-        from . import lu
-
-        lu.register(PLATFORM_NAME)
-    except Exception as exc:  # private API: never let a JAX change break registration
-        logger.warning("apu: could not enable the LU kernel: %s", exc)
+def _enable_lowerings() -> None:
+    for module_name, what in _LOWERINGS:
+        try:
+            importlib.import_module(f".{module_name}", __name__).register(PLATFORM_NAME)
+        except Exception as exc:  # private API: never let a JAX change break registration
+            logger.warning("apu: could not enable %s: %s", what, exc)
 
 
 def initialize() -> None:
@@ -123,6 +108,4 @@ def initialize() -> None:
         logger.warning("apu: registering the plugin failed: %s", exc)
         return
     _enable_donation()
-    _enable_eigh()
-    _enable_condensed_forms()
-    _enable_lu()
+    _enable_lowerings()
