@@ -20,7 +20,7 @@
 
 use super::complex::C64;
 use super::field::{self, Field};
-use super::qr::{norm2, reflector};
+use super::qr::{self, norm2, reflector};
 use super::value::Dense;
 use apu_compiler::ir::{AttrValue, ElementType, TensorType};
 use apu_compiler::{Error, Result};
@@ -50,9 +50,7 @@ pub fn check(target: &str, backend_config: Option<&AttrValue>, operands: &[&Tens
         Error::invalid(format!("custom_call \"{target}\": operand types ({}) do not fit result types ({})", show(operands), show(results)))
     };
     let [a] = operands else { return Err(mismatch()) };
-    if !matches!(a.elem, ElementType::F32 | ElementType::F64 | ElementType::C64 | ElementType::C128) {
-        return Err(Error::unimplemented(format!("custom_call \"{target}\" for {}", a.elem)));
-    }
+    qr::check_elem(target, a)?;
     let r = a.rank();
     if r < 2 || a.shape[r - 1] != a.shape[r - 2] || a.shape[r - 1] < 1 {
         return Err(Error::invalid(format!("custom_call \"{target}\": operand {a} must be a non-empty square matrix or a batch of them")));
@@ -90,7 +88,7 @@ pub fn eval(target: &str, backend_config: Option<&AttrValue>, operands: &[&Dense
 
 fn square(ty: &TensorType) -> (usize, usize) {
     let n = ty.shape[ty.rank() - 1] as usize;
-    (ty.num_elements() / (n * n).max(1), n)
+    (qr::batch_count(&ty.shape[..ty.rank() - 2]), n)
 }
 
 fn hessenberg<T: Field>(a: &Dense, types: &[TensorType]) -> Result<Vec<Dense>> {

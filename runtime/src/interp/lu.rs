@@ -16,6 +16,7 @@
 use super::array::{Array, Scalar};
 use super::complex::C64;
 use super::field::{self, Field};
+use super::qr;
 use super::value::Dense;
 use apu_compiler::ir::{ElementType, TensorType};
 use apu_compiler::{Error, Result};
@@ -30,9 +31,7 @@ pub fn check(operands: &[&TensorType], results: &[&TensorType]) -> Result<()> {
         Error::invalid(format!("custom_call \"{LU_TARGET}\": operand types ({}) do not fit result types ({})", show(operands), show(results)))
     };
     let [a] = operands else { return Err(mismatch()) };
-    if !matches!(a.elem, ElementType::F32 | ElementType::F64 | ElementType::C64 | ElementType::C128) {
-        return Err(Error::unimplemented(format!("custom_call \"{LU_TARGET}\" for {}", a.elem)));
-    }
+    qr::check_elem(LU_TARGET, a)?;
     let r = a.rank();
     if r < 2 {
         return Err(Error::invalid(format!("custom_call \"{LU_TARGET}\": operand {a} must have rank at least 2")));
@@ -67,7 +66,7 @@ fn magnitude<T: Field>(x: T) -> f64 {
 fn lu<T: Field>(a: &Dense, types: &[TensorType]) -> Result<Vec<Dense>> {
     let r = a.ty.rank();
     let (m, n) = (a.ty.shape[r - 2] as usize, a.ty.shape[r - 1] as usize);
-    let count: usize = a.ty.shape[..r - 2].iter().map(|&d| d as usize).product();
+    let count = qr::batch_count(&a.ty.shape[..r - 2]);
     let p = m.min(n);
     let mut x = field::values::<T>(a);
     let mut pivots = Vec::with_capacity(count * p);

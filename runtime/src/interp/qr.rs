@@ -39,11 +39,11 @@ fn matrices<'a>(target: &str, ty: &'a TensorType) -> Result<Matrices<'a>> {
     Ok(Matrices { batch: &ty.shape[..r - 2], m: ty.shape[r - 2] as usize, n: ty.shape[r - 1] as usize })
 }
 
-fn batch_count(batch: &[i64]) -> usize {
+pub(super) fn batch_count(batch: &[i64]) -> usize {
     batch.iter().map(|&d| d as usize).product()
 }
 
-fn check_elem(target: &str, ty: &TensorType) -> Result<()> {
+pub(super) fn check_elem(target: &str, ty: &TensorType) -> Result<()> {
     match ty.elem {
         ElementType::F32 | ElementType::F64 | ElementType::C64 | ElementType::C128 => Ok(()),
         e => Err(Error::unimplemented(format!("custom_call \"{target}\" for {e}"))),
