@@ -23,6 +23,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import numpy as np  # noqa: E402
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
+import jax.scipy.linalg  # noqa: E402
 from jax import lax  # noqa: E402
 
 from jax_vs_xla import NOTES_HEADING, block, fmt, time_pair  # noqa: E402
@@ -48,6 +49,9 @@ def workloads(r, quick):
             (f"eigh f32 {n}", lambda a: jnp.linalg.eigh(a)[0], (hermitian(r, n),)),
             (f"eigh c64 {n}", lambda a: jnp.linalg.eigh(a)[0], (hermitian(r, n, True),)),
             (f"svd f32 {n} (values)", lambda a: jnp.linalg.svd(a, compute_uv=False), (r.standard_normal((n, n), np.float32),)),
+            # Eigenvalue order and Schur vectors are not unique: compare sorted |w| and T's Frobenius norm.
+            (f"eigvals f32 {n}", lambda a: jnp.sort(jnp.abs(jnp.linalg.eigvals(a))), (r.standard_normal((n, n), np.float32),)),
+            (f"schur f32 {n} (|T|)", lambda a: jnp.linalg.norm(jax.scipy.linalg.schur(a)[0]), (r.standard_normal((n, n), np.float32),)),
             (f"qr f32 {2 * n}x{n} (R)", lambda a: jnp.abs(jnp.linalg.qr(a)[1]), (r.standard_normal((2 * n, n), np.float32),)),
             (f"cholesky f32 {n}", jnp.linalg.cholesky, (spd(r, n),)),
             (f"solve f32 {n}", jnp.linalg.solve, (spd(r, n), r.standard_normal((n, 16), np.float32))),
@@ -83,8 +87,8 @@ def main():
             "",
             f"Measured by `scripts/bench.sh` (`benches/linalg_vs_xla.py{' --quick' if opts.quick else ''}`) on "
             f"{datetime.date.today()}, commit {rev}, {os.cpu_count()} cores, jaxlib {jax.__version__}; timing as in "
-            "performance.md. XLA:CPU runs LAPACK; apu runs its own custom calls (`Eigh`, `Qr`, `LuDecomposition`, "
-            "cholesky, triangular_solve, in f64 arithmetic) and JAX's generic lowering of svd (QDWH).",
+            "performance.md. XLA:CPU runs LAPACK; apu runs its own custom calls (`Eigh`, `Qr`, `LuDecomposition`, `ApuEig`, "
+            "`ApuSchur`, cholesky, triangular_solve, in f64 arithmetic) and JAX's generic lowering of svd (QDWH).",
             "",
             "| workload | apu | XLA:CPU | ratio |",
             "|---|---|---|---|",

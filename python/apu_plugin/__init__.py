@@ -68,8 +68,14 @@ def _enable_donation() -> None:
 # a module with `register(platform)`:
 # - eigh.py: without it jnp.linalg.eigh, and through it svd, lstsq, pinv and polyfit, fail to lower on apu;
 # - condensed.py: hessenberg and tridiagonal (LAPACK on CPU only);
-# - lu.py: lu (solve, inv, det), which otherwise runs JAX's loop of whole-panel passes.
-_LOWERINGS = (("eigh", "eigh"), ("condensed", "hessenberg and tridiagonal"), ("lu", "the LU kernel"))
+# - lu.py: lu (solve, inv, det), which otherwise runs JAX's loop of whole-panel passes;
+# - schur.py: schur and eig (LAPACK on CPU only), and through them sqrtm, funm, solve_sylvester, eigvals.
+_LOWERINGS = (
+    ("eigh", "eigh"),
+    ("condensed", "hessenberg and tridiagonal"),
+    ("lu", "the LU kernel"),
+    ("schur", "schur and eig"),
+)
 
 
 def _enable_lowerings() -> None:

@@ -20,14 +20,8 @@ fn main() {
         match Program::compile_with(&module, &Options { threads: 1, min_parallel_work: usize::MAX, interpret: false, row_block_bytes: apu_runtime::exec::DEFAULT_ROW_BLOCK_BYTES }) {
             Ok(p) => match p.plan() {
                 Some(plan) => {
-                    let fallbacks: Vec<&str> = plan
-                        .steps
-                        .iter()
-                        .filter_map(|s| match &s.kind {
-                            StepKind::Fallback { op, .. } => Some(op.kind.name()),
-                            _ => None,
-                        })
-                        .collect();
+                    let mut fallbacks = Vec::new();
+                    collect_fallbacks(&plan.steps, &mut fallbacks);
                     println!("{path}: {} fallbacks {:?}", plan.summary(), fallbacks);
                     if std::env::var("APU_TIME").is_ok_and(|v| v == "1") {
                         time(&module);
@@ -76,5 +70,26 @@ fn time(module: &apu_compiler::valid::ValidModule) {
             .collect();
         times.sort_by(|a, b| a.partial_cmp(b).unwrap());
         println!("    {threads}T: {:.1} us", times[2] * 1e6);
+    }
+}
+
+/// The names of the ops that fall back to the interpreter, in loop and branch bodies too ("in while").
+fn collect_fallbacks(steps: &[apu_compiler::plan::Step], out: &mut Vec<String>) {
+    for s in steps {
+        match &s.kind {
+            StepKind::Fallback { op, .. } => out.push(op.kind.name().to_string()),
+            StepKind::While { cond, body, .. } => {
+                let mut inner = Vec::new();
+                collect_fallbacks(&cond.steps, &mut inner);
+                collect_fallbacks(&body.steps, &mut inner);
+                out.extend(inner.into_iter().map(|n| format!("{n} (in while)")));
+            }
+            StepKind::Case { branches, .. } => {
+                let mut inner = Vec::new();
+                branches.iter().for_each(|b| collect_fallbacks(&b.steps, &mut inner));
+                out.extend(inner.into_iter().map(|n| format!("{n} (in case)")));
+            }
+            _ => {}
+        }
     }
 }

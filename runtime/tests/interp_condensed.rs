@@ -6,30 +6,10 @@
 
 mod common;
 
-use apu_compiler::ir::{AttrValue, ElementType, ElementType::*, OpKind};
+use apu_compiler::ir::{ElementType, ElementType::*};
 use apu_runtime::Tensor;
+use common::complex_matrix::*;
 use common::*;
-
-type Z = (f64, f64);
-fn add(a: Z, b: Z) -> Z {
-    (a.0 + b.0, a.1 + b.1)
-}
-fn mul(a: Z, b: Z) -> Z {
-    (a.0 * b.0 - a.1 * b.1, a.0 * b.1 + a.1 * b.0)
-}
-fn conj(a: Z) -> Z {
-    (a.0, -a.1)
-}
-
-fn custom_call(target: &str, config: Option<&str>) -> OpKind {
-    OpKind::CustomCall {
-        call_target_name: target.into(),
-        has_side_effect: false,
-        backend_config: config.map(|s| AttrValue::String(s.into())),
-        api_version: 1,
-        called_computations: Vec::new(),
-    }
-}
 
 fn entry(seed: usize, complex: bool) -> Z {
     let x = ((seed * 7919 + 13) % 101) as f64 / 50.0 - 1.0;
@@ -37,21 +17,7 @@ fn entry(seed: usize, complex: bool) -> Z {
     (x, if complex { y } else { 0.0 })
 }
 
-fn matmul(a: &[Z], b: &[Z], n: usize) -> Vec<Z> {
-    let mut c = vec![(0.0, 0.0); n * n];
-    for i in 0..n {
-        for k in 0..n {
-            for j in 0..n {
-                c[i * n + j] = add(c[i * n + j], mul(a[i * n + k], b[k * n + j]));
-            }
-        }
-    }
-    c
-}
 
-fn adjoint(a: &[Z], n: usize) -> Vec<Z> {
-    (0..n * n).map(|k| conj(a[(k % n) * n + k / n])).collect()
-}
 
 /// `I - tau v vᴴ` for a reflector over all n rows.
 fn reflector(v: &[Z], tau: Z) -> Vec<Z> {
@@ -65,11 +31,6 @@ fn reflector(v: &[Z], tau: Z) -> Vec<Z> {
         .collect()
 }
 
-fn assert_near(got: &[Z], want: &[Z], tol: f64, what: &str) {
-    for (k, (g, w)) in got.iter().zip(want).enumerate() {
-        assert!((g.0 - w.0).abs() <= tol && (g.1 - w.1).abs() <= tol, "{what}: [{k}] {g:?} vs {w:?}");
-    }
-}
 
 fn tolerance(elem: ElementType) -> f64 {
     if matches!(elem, F32 | C64) {

@@ -210,3 +210,104 @@ def test_lu_is_one_custom_call(dev):
                                            jax.ShapeDtypeStruct((256, 3), np.float32)).lower(
         lowering_platforms=(dev.platform,)).as_text()
     assert text.count("@LuDecomposition") == 1 and "while" not in text, text[:2000]
+
+
+def assert_same_eigenvalues(got, want, atol):
+    """Every eigenvalue of each set lies within atol of one of the other's, batch by batch (the order
+    of an eigendecomposition is not part of its definition)."""
+    got, want = np.asarray(got).astype(np.complex128), np.asarray(want).astype(np.complex128)
+    dist = np.abs(got[..., :, None] - want[..., None, :])
+    assert np.all(dist.min(axis=-1) <= atol) and np.all(dist.min(axis=-2) <= atol), (got, want)
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (2, 2), (5, 5), (3, 6, 6), (40, 40)], ids=str)
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64], ids=lambda d: np.dtype(d).name)
+def test_schur_matches_cpu(dev, cpu, dtype, shape):
+    # CPU runs LAPACK's gees; apu its ApuSchur kernel, LAPACK's small-matrix iteration (xLAHQR) in f64.
+    # The Schur form is not unique, so what must agree is what defines it: Z unitary, Z T Zᴴ = A, T
+    # (quasi-)triangular with the same eigenvalues on its diagonal in the same order as LAPACK's.
+    a = sample(shape, dtype)
+    n = shape[-1]
+    t, z = run_jitted(lambda a: tuple(jax.lax.linalg.schur(a)), dev, a)
+    t_cpu, _ = run_jitted(lambda a: tuple(jax.lax.linalg.schur(a)), cpu, a)
+    z64, t64 = z.astype(np.complex128), t.astype(np.complex128)
+    zh = np.conj(np.swapaxes(z64, -1, -2))
+    tol = 1e-5 * max(1.0, n / 4)
+    np.testing.assert_allclose(z64 @ t64 @ zh, a, atol=tol * 4)
+    np.testing.assert_allclose(zh @ z64, np.broadcast_to(np.eye(n), zh.shape), atol=tol)
+    np.testing.assert_array_equal(np.tril(t, -1 if np.dtype(dtype).kind == "c" else -2), 0)
+    # The same diagonal (for real matrices: of the standardized blocks) as LAPACK's. The order is where
+    # the iteration deflated, which rounding decides once several eigenvalues are close in speed of
+    # convergence: at 40 LAPACK (in f32) and apu (in f64) differ by a swap or two, so it is compared
+    # as a set there and in order on small matrices.
+    diag, diag_cpu = np.diagonal(t, axis1=-2, axis2=-1), np.diagonal(t_cpu, axis1=-2, axis2=-1)
+    if n <= 6:
+        np.testing.assert_allclose(diag, diag_cpu, atol=tol * 10)
+    else:
+        assert_same_eigenvalues(diag, diag_cpu, tol * 10)
+
+
+@pytest.mark.parametrize("left,right", [(False, False), (True, False), (False, True), (True, True)])
+@pytest.mark.parametrize("shape", [(1, 1), (4, 4), (2, 5, 5), (30, 30)], ids=str)
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64], ids=lambda d: np.dtype(d).name)
+def test_eig_matches_cpu(dev, cpu, dtype, shape, left, right):
+    # CPU runs LAPACK's geev. Eigenvalues agree with CPU's; eigenvectors satisfy their definitions with
+    # geev's normalization (unit norm, largest entry real), which JAX's eig derivatives assume.
+    a = sample(shape, dtype)
+    n = shape[-1]
+    fn = lambda a: tuple(jax.lax.linalg.eig(a, compute_left_eigenvectors=left, compute_right_eigenvectors=right))
+    got = run_jitted(fn, dev, a)
+    want = run_jitted(fn, cpu, a)
+    assert [g.dtype for g in got] == [w.dtype for w in want] and [g.shape for g in got] == [w.shape for w in want]
+    w = got[0]
+    tol = 1e-5 * max(1.0, n / 2)
+    assert_same_eigenvalues(w, want[0], tol * 4)
+    a64 = a.astype(np.complex128)
+    vectors = dict(zip([k for k, on in (("vl", left), ("vr", right)) if on], got[1:]))
+    for name, v in vectors.items():
+        v64 = v.astype(np.complex128)
+        m = np.conj(np.swapaxes(a64, -1, -2)) if name == "vl" else a64
+        lam = np.conj(w) if name == "vl" else w
+        np.testing.assert_allclose(m @ v64, lam[..., None, :] * v64, atol=tol * 8, err_msg=name)
+        np.testing.assert_allclose(np.linalg.norm(v64, axis=-2), 1.0, atol=1e-5, err_msg=name)
+        big = np.take_along_axis(v64, np.argmax(np.abs(v64), axis=-2)[..., None, :], axis=-2)
+        if np.dtype(dtype).kind == "c":
+            np.testing.assert_allclose(big.imag, 0, atol=1e-6, err_msg=name)
+    if np.dtype(dtype).kind == "f":
+        # A real matrix: exactly real eigenvalues or exact conjugate pairs, as geev packs them.
+        real = w.imag == 0
+        pairs = np.all(real | np.isin(w, np.conj(w)))
+        assert pairs, w
+
+
+def test_eig_of_nan_and_inf_is_nan(dev):
+    for bad in (np.nan, np.inf):
+        a = np.full((2, 4, 4), 1.0, np.float32)
+        a[0, 1, 2] = bad
+        outs = run_jitted(lambda a: tuple(jax.lax.linalg.eig(a)), dev, a)
+        for o in outs:
+            assert np.all(np.isnan(o[0])) and np.all(np.isfinite(o[1])), (bad, o)
+        t, z = run_jitted(lambda a: tuple(jax.lax.linalg.schur(a)), dev, a)
+        assert np.all(np.isnan(t[0])) and np.all(np.isnan(z[0])) and np.all(np.isfinite(t[1]))
+
+
+@pytest.mark.parametrize("name", ["sqrtm", "funm", "sylvester", "eigvals", "eigvals_grad", "schur_complex"])
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64], ids=lambda d: np.dtype(d).name)
+def test_what_schur_and_eig_unlock(dev, cpu, name, dtype):
+    # Functions JAX builds on schur and eig, whose results are unique, against CPU.
+    a = sample((6, 6), dtype)
+    spd = (a @ np.conj(a.T) + 6 * np.eye(6)).astype(dtype)
+    b = sample((4, 4), dtype)
+    c = sample((6, 4), dtype)
+    fn, args, tol = {
+        "sqrtm": (jax.scipy.linalg.sqrtm, (spd,), 1e-4),
+        "funm": (lambda x: jax.scipy.linalg.funm(x, jnp.exp), (a,), 1e-4),
+        "sylvester": (jax.scipy.linalg.solve_sylvester, (spd, b + 6 * np.eye(4, dtype=dtype), c), 1e-4),
+        "eigvals": (lambda x: jnp.sort(jnp.linalg.eigvals(x)), (a,), 1e-4),
+        "eigvals_grad": (jax.grad(lambda x: jnp.sum(jnp.abs(jnp.linalg.eigvals(x)) ** 2)), (a,), 1e-3),
+        "schur_complex": (lambda x: jnp.diagonal(jax.scipy.linalg.schur(x, output="complex")[0]), (a,), 1e-4),
+    }[name]
+    got = run_jitted(fn, dev, *args)
+    want = run_jitted(fn, cpu, *args)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=tol, atol=tol)

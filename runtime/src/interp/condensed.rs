@@ -102,7 +102,7 @@ fn hessenberg<T: Field>(a: &Dense, types: &[TensorType]) -> Result<Vec<Dense>> {
 }
 
 /// gehrd of one row-major n×n matrix in place.
-fn gehrd<T: Field>(x: &mut [T], n: usize, taus: &mut [T]) {
+pub(super) fn gehrd<T: Field>(x: &mut [T], n: usize, taus: &mut [T]) {
     let one = T::from_real(1.0);
     let mut f = vec![T::default(); n];
     for i in 0..n - 1 {

@@ -422,6 +422,12 @@ impl<'m> Interpreter<'m> {
             K::CustomCall { call_target_name, backend_config, .. } if super::condensed::is_condensed_custom_call(call_target_name) => {
                 many(super::condensed::eval(call_target_name, backend_config.as_ref(), &all_dense(0..operands.len())?, &result_types()?)?)
             }
+            K::CustomCall { call_target_name, backend_config, .. } if call_target_name == super::schur::SCHUR_TARGET => {
+                many(super::schur::eval(backend_config.as_ref(), &all_dense(0..operands.len())?, &result_types()?)?)
+            }
+            K::CustomCall { call_target_name, backend_config, .. } if call_target_name == super::eig::EIG_TARGET => {
+                many(super::eig::eval(backend_config.as_ref(), &all_dense(0..operands.len())?, &result_types()?)?)
+            }
             K::CustomCall { call_target_name, .. } if call_target_name == super::lu::LU_TARGET => {
                 many(super::lu::eval(&all_dense(0..operands.len())?, &result_types()?)?)
             }

@@ -131,6 +131,16 @@ fn check_op(f: &Function, op: &Op) -> Result<()> {
             let results = tensor_types(f, &op.results, "result")?;
             super::condensed::check(call_target_name, backend_config.as_ref(), &operands, &results)
         }
+        K::CustomCall { call_target_name, backend_config, .. } if call_target_name == super::schur::SCHUR_TARGET => {
+            let operands = tensor_types(f, &op.operands, "operand")?;
+            let results = tensor_types(f, &op.results, "result")?;
+            super::schur::check(backend_config.as_ref(), &operands, &results)
+        }
+        K::CustomCall { call_target_name, backend_config, .. } if call_target_name == super::eig::EIG_TARGET => {
+            let operands = tensor_types(f, &op.operands, "operand")?;
+            let results = tensor_types(f, &op.results, "result")?;
+            super::eig::check(backend_config.as_ref(), &operands, &results)
+        }
         K::CustomCall { call_target_name, .. } if call_target_name == super::lu::LU_TARGET => {
             let operands = tensor_types(f, &op.operands, "operand")?;
             let results = tensor_types(f, &op.results, "result")?;

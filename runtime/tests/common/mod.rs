@@ -1,6 +1,7 @@
 //! Test helpers: a small IR builder and tensor conversions.
 #![allow(dead_code)]
 
+pub mod complex_matrix;
 pub mod jax_compare;
 
 use apu_compiler::ir::{ElementType, Function, Literal, Module, Op, OpKind, Region, TensorType, Type, ValueId};
