@@ -15,22 +15,27 @@ HESSENBERG = "ApuHessenberg"
 TRIDIAGONAL = "ApuTridiagonal"
 
 
-def register(platform: str) -> None:
+def custom_call(ctx, target, operand, config=None):
+    """One `custom_call @target` on one operand with results of the primitive's output avals, api_version 1;
+    `config`, if given, is the backend_config string. Shared by apu's linear-algebra lowerings."""
     from jax._src import core
     from jax._src.interpreters import mlir
-    from jax._src.lax import linalg as lax_linalg
 
-    def custom_call(ctx, target, operand, config=None):
-        (a_aval,) = ctx.avals_in
-        if not core.is_constant_shape(a_aval.shape):
-            raise ValueError(f"{target} on apu needs a static shape, got {a_aval.shape}")
-        return mlir.custom_call(
-            target,
-            result_types=[mlir.aval_to_ir_type(ctx.module_context, aval) for aval in ctx.avals_out],
-            operands=[operand],
-            backend_config=config,
-            api_version=1,
-        ).results
+    (a_aval,) = ctx.avals_in
+    if not core.is_constant_shape(a_aval.shape):
+        raise ValueError(f"{target} on apu needs a static shape, got {a_aval.shape}")
+    return mlir.custom_call(
+        target,
+        result_types=[mlir.aval_to_ir_type(ctx.module_context, aval) for aval in ctx.avals_out],
+        operands=[operand],
+        backend_config=config,
+        api_version=1,
+    ).results
+
+
+def register(platform: str) -> None:
+    from jax._src.interpreters import mlir
+    from jax._src.lax import linalg as lax_linalg
 
     def hessenberg(ctx, a):
         return custom_call(ctx, HESSENBERG, a)

@@ -16,21 +16,10 @@ EIG = "ApuEig"
 
 
 def register(platform: str) -> None:
-    from jax._src import core
     from jax._src.interpreters import mlir
     from jax._src.lax import linalg as lax_linalg
 
-    def custom_call(ctx, target, operand, config):
-        (a_aval,) = ctx.avals_in
-        if not core.is_constant_shape(a_aval.shape):
-            raise ValueError(f"{target} on apu needs a static shape, got {a_aval.shape}")
-        return mlir.custom_call(
-            target,
-            result_types=[mlir.aval_to_ir_type(ctx.module_context, aval) for aval in ctx.avals_out],
-            operands=[operand],
-            backend_config=config,
-            api_version=1,
-        ).results
+    from .condensed import custom_call
 
     def schur(ctx, a, *, compute_schur_vectors, sort_eig_vals, select_callable):
         del select_callable  # only used with sorting
