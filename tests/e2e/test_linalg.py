@@ -2,6 +2,9 @@
 `ProductOfElementaryHouseholderReflectors`) and eigh (`Eigh`, with the QDWH lowering apu's package registers),
 against CPU's LAPACK results and the factorisation's own properties."""
 
+import os
+import zlib
+
 import numpy as np
 import pytest
 
@@ -10,7 +13,16 @@ import jax.numpy as jnp
 
 from helpers import assert_matches_cpu, run_jitted
 
-rng = np.random.default_rng(23)
+rng = np.random.default_rng()
+
+
+@pytest.fixture(autouse=True)
+def seeded_per_test(request):
+    """Each test draws from its own generator, seeded by its name, so the matrices it gets do not
+    depend on which tests ran before it (a test selected alone with -k sees what it sees in the full
+    run). APU_TEST_SEED shifts every seed, to try the tolerances on other samples."""
+    global rng
+    rng = np.random.default_rng([zlib.crc32(request.node.name.encode()), int(os.environ.get("APU_TEST_SEED", "0"))])
 
 SHAPES = [(4, 3), (3, 4), (5, 5), (1, 1), (2, 3, 4, 2), (0, 3), (3, 0), (0, 2, 2)]
 
@@ -186,7 +198,17 @@ def test_tridiagonal_matches_cpu(dev, cpu, dtype, shape, lower):
         packed, d, e, taus = jax.lax.linalg.tridiagonal(a, lower=lower)
         eye = jnp.eye(a.shape[-1], dtype=bool)
         return jnp.where(eye, packed.real.astype(packed.dtype), packed), d, e, taus
-    got = matches_cpu_within(reduce, (a,), dev, cpu, shape[-1])
+    # Against LAPACK in double precision on the same values: apu reduces in f64 and rounds once,
+    # while single-precision LAPACK's rounding errors grow through the n - 2 reflections and the
+    # later reflector entries amplify them (up to 1.3e-3 at n = 40 on some samples).
+    got = run_jitted(reduce, dev, a)
+    with jax.enable_x64(True):
+        wide = run_jitted(reduce, cpu, a.astype(np.complex128 if np.dtype(dtype).kind == "c" else np.float64))
+    # So apu's results are the double-precision ones rounded: within a few ulps of them.
+    tol = 2e-6
+    for i, (g, w) in enumerate(zip(got, wide)):
+        assert g.dtype in (np.dtype(dtype), np.finfo(dtype).dtype), (i, g.dtype)
+        np.testing.assert_allclose(g, w, rtol=tol, atol=tol, err_msg=f"output {i}")
     untouched = np.triu(a, 1) if lower else np.tril(a, -1)
     np.testing.assert_array_equal(np.triu(got[0], 1) if lower else np.tril(got[0], -1), untouched)
 

@@ -21,6 +21,7 @@
 use super::complex::C64;
 use super::field::{self, Field};
 use super::qr::{self, norm2, reflector};
+use super::support::check_dense;
 use super::value::Dense;
 use apu_compiler::ir::{AttrValue, ElementType, TensorType};
 use apu_compiler::{Error, Result};
@@ -74,9 +75,7 @@ pub fn check(target: &str, backend_config: Option<&AttrValue>, operands: &[&Tens
 
 /// Runs one of the two targets on dense operands, giving dense results of `result_types`.
 pub fn eval(target: &str, backend_config: Option<&AttrValue>, operands: &[&Dense], result_types: &[TensorType]) -> Result<Vec<Dense>> {
-    let op_types: Vec<&TensorType> = operands.iter().map(|d| &d.ty).collect();
-    let res_types: Vec<&TensorType> = result_types.iter().collect();
-    check(target, backend_config, &op_types, &res_types)?;
+    check_dense(operands, result_types, |ops, res| check(target, backend_config, ops, res))?;
     let complex = operands[0].ty.elem.is_complex();
     match (target == HESSENBERG_TARGET, complex) {
         (true, false) => hessenberg::<f64>(operands[0], result_types),

@@ -26,8 +26,9 @@
 use super::complex::C64;
 use super::field::{self, Field};
 use super::qr;
-use super::schur::{complex_decomposition, precision, real_decomposition};
+use super::schur::{complex_decomposition, per_matrix, precision, real_decomposition};
 use super::schur_iteration::Precision;
+use super::support::check_dense;
 use super::value::Dense;
 use apu_compiler::ir::{AttrValue, ElementType, TensorType};
 use apu_compiler::{Error, Result};
@@ -83,29 +84,20 @@ pub fn check(backend_config: Option<&AttrValue>, operands: &[&TensorType], resul
 
 /// Runs the target on dense operands, giving dense results of `result_types`.
 pub fn eval(backend_config: Option<&AttrValue>, operands: &[&Dense], result_types: &[TensorType]) -> Result<Vec<Dense>> {
-    let op_types: Vec<&TensorType> = operands.iter().map(|d| &d.ty).collect();
-    let res_types: Vec<&TensorType> = result_types.iter().collect();
-    check(backend_config, &op_types, &res_types)?;
+    check_dense(operands, result_types, |ops, res| check(backend_config, ops, res))?;
     let (left, right) = wanted(backend_config)?;
     let a = operands[0];
     let n = *a.ty.shape.last().unwrap() as usize;
     let count = qr::batch_count(&a.ty.shape[..a.ty.rank() - 2]);
     let p = precision(a.ty.elem);
-    let (mut ws, mut vls, mut vrs) = (Vec::new(), Vec::new(), Vec::new());
-    let real_values = (!a.ty.elem.is_complex()).then(|| field::values::<f64>(a));
-    let complex_values = a.ty.elem.is_complex().then(|| field::values::<C64>(a));
-    for b in 0..count {
-        let one = match (&real_values, &complex_values) {
-            (Some(v), _) => eig_real(&v[b * n * n..(b + 1) * n * n], n, p, left, right),
-            (_, Some(v)) => eig_complex(&v[b * n * n..(b + 1) * n * n], n, p, left, right),
-            _ => unreachable!("one of the two is present"),
-        };
-        let nan = C64::new(f64::NAN, f64::NAN);
-        let (w, vl, vr) = one.unwrap_or_else(|| (vec![nan; n], vec![nan; n * n], vec![nan; n * n]));
-        ws.extend(w);
-        vls.extend(vl);
-        vrs.extend(vr);
-    }
+    let sizes = [n, if left { n * n } else { 0 }, if right { n * n } else { 0 }];
+    let [ws, vls, vrs] = if a.ty.elem.is_complex() {
+        let values = field::values::<C64>(a);
+        per_matrix(&values, n, count, sizes, |m| eig_complex(m, n, p, left, right))
+    } else {
+        let values = field::values::<f64>(a);
+        per_matrix(&values, n, count, sizes, |m| eig_real(m, n, p, left, right))
+    };
     let mut out = vec![field::store_values(&result_types[0], ws)?];
     if left {
         out.push(field::store_values(&result_types[1], vls)?);
@@ -116,25 +108,26 @@ pub fn eval(backend_config: Option<&AttrValue>, operands: &[&Dense], result_type
     Ok(out)
 }
 
-type Eigen = (Vec<C64>, Vec<C64>, Vec<C64>);
+/// w, vl and vr of one matrix; vl or vr is empty when not wanted.
+type Eigen = [Vec<C64>; 3];
 
 fn eig_complex(a: &[C64], n: usize, p: Precision, left: bool, right: bool) -> Option<Eigen> {
     let (t, z, w) = complex_decomposition(a, n, p)?;
     let vr = if right { normalized(right_vectors(&t, &z, n), n, None) } else { Vec::new() };
     let vl = if left { normalized(left_vectors(&t, &z, n), n, None) } else { Vec::new() };
-    Some((w, vl, vr))
+    Some([w, vl, vr])
 }
 
 fn eig_real(a: &[f64], n: usize, p: Precision, left: bool, right: bool) -> Option<Eigen> {
     let (t, z, wr, wi) = real_decomposition(a, n, p)?;
     let w: Vec<C64> = wr.iter().zip(&wi).map(|(&re, &im)| C64::new(re, im)).collect();
     if !left && !right {
-        return Some((w, Vec::new(), Vec::new()));
+        return Some([w, Vec::new(), Vec::new()]);
     }
     let (t, z) = complex_triangular(t, z, n, &w);
     let vr = if right { normalized(right_vectors(&t, &z, n), n, Some(&wi)) } else { Vec::new() };
     let vl = if left { normalized(left_vectors(&t, &z, n), n, Some(&wi)) } else { Vec::new() };
-    Some((w, vl, vr))
+    Some([w, vl, vr])
 }
 
 /// The complex Schur form of a real Schur form: each 2×2 block [[a, b], [c, a]] (b·c < 0) at rows

@@ -19,6 +19,7 @@
 use super::complex::C64;
 use super::field::{self, Field};
 use super::hermitian_eigen;
+use super::support::check_dense;
 use super::value::Dense;
 use apu_compiler::ir::{AttrValue, ElementType, TensorType};
 use apu_compiler::{Error, Result};
@@ -92,9 +93,7 @@ pub fn check(backend_config: Option<&AttrValue>, operands: &[&TensorType], resul
 
 /// Runs the target on its one operand `a`, giving `[v, w]` of `result_types`.
 pub fn eval(backend_config: Option<&AttrValue>, operands: &[&Dense], result_types: &[TensorType]) -> Result<Vec<Dense>> {
-    let ops: Vec<&TensorType> = operands.iter().map(|d| &d.ty).collect();
-    let res: Vec<&TensorType> = result_types.iter().collect();
-    let cfg = check(backend_config, &ops, &res)?;
+    let cfg = check_dense(operands, result_types, |ops, res| check(backend_config, ops, res))?;
     if operands[0].ty.elem.is_complex() {
         eval_in::<C64>(operands[0], result_types, cfg)
     } else {

@@ -17,6 +17,7 @@ use super::array::{Array, Scalar};
 use super::complex::C64;
 use super::field::{self, Field};
 use super::qr;
+use super::support::check_dense;
 use super::value::Dense;
 use apu_compiler::ir::{ElementType, TensorType};
 use apu_compiler::{Error, Result};
@@ -47,9 +48,7 @@ pub fn check(operands: &[&TensorType], results: &[&TensorType]) -> Result<()> {
 
 /// Runs the target on a dense operand, giving dense results of `result_types`.
 pub fn eval(operands: &[&Dense], result_types: &[TensorType]) -> Result<Vec<Dense>> {
-    let op_types: Vec<&TensorType> = operands.iter().map(|d| &d.ty).collect();
-    let res_types: Vec<&TensorType> = result_types.iter().collect();
-    check(&op_types, &res_types)?;
+    check_dense(operands, result_types, check)?;
     if operands[0].ty.elem.is_complex() {
         lu::<C64>(operands[0], result_types)
     } else {

@@ -12,6 +12,7 @@
 
 use super::complex::C64;
 use super::field::{self, Field};
+use super::support::check_dense;
 use super::value::Dense;
 use apu_compiler::ir::{ElementType, TensorType};
 use apu_compiler::{Error, Result};
@@ -110,9 +111,7 @@ pub fn check(target: &str, operands: &[&TensorType], results: &[&TensorType]) ->
 
 /// Runs one of the two targets on dense operands, giving dense results of `result_types`.
 pub fn eval(target: &str, operands: &[&Dense], result_types: &[TensorType]) -> Result<Vec<Dense>> {
-    let op_types: Vec<&TensorType> = operands.iter().map(|d| &d.ty).collect();
-    let res_types: Vec<&TensorType> = result_types.iter().collect();
-    check(target, &op_types, &res_types)?;
+    check_dense(operands, result_types, |ops, res| check(target, ops, res))?;
     if target == QR_TARGET {
         let (packed, taus) = geqrf(operands[0], &result_types[1])?;
         Ok(vec![packed, taus])

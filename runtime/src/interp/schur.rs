@@ -16,6 +16,7 @@ use super::complex::C64;
 use super::field::{self, Field};
 use super::qr;
 use super::schur_iteration::{complex_schur, hessenberg_and_q, real_schur, Precision};
+use super::support::check_dense;
 use super::value::Dense;
 use apu_compiler::ir::{AttrValue, ElementType, TensorType};
 use apu_compiler::{Error, Result};
@@ -87,20 +88,18 @@ pub fn check(backend_config: Option<&AttrValue>, operands: &[&TensorType], resul
 
 /// Runs the target on dense operands, giving dense results of `result_types`.
 pub fn eval(backend_config: Option<&AttrValue>, operands: &[&Dense], result_types: &[TensorType]) -> Result<Vec<Dense>> {
-    let op_types: Vec<&TensorType> = operands.iter().map(|d| &d.ty).collect();
-    let res_types: Vec<&TensorType> = result_types.iter().collect();
-    check(backend_config, &op_types, &res_types)?;
+    check_dense(operands, result_types, |ops, res| check(backend_config, ops, res))?;
     let a = operands[0];
     let n = *a.ty.shape.last().unwrap() as usize;
     let count = qr::batch_count(&a.ty.shape[..a.ty.rank() - 2]);
     let p = precision(a.ty.elem);
     if a.ty.elem.is_complex() {
         let values = field::values::<C64>(a);
-        let (ts, zs) = decompose_all(&values, n, count, |m| complex_decomposition(m, n, p).map(|(t, z, _)| (t, z)));
+        let [ts, zs] = per_matrix(&values, n, count, [n * n; 2], |m| complex_decomposition(m, n, p).map(|(t, z, _)| [t, z]));
         store(result_types, ts, zs)
     } else {
         let values = field::values::<f64>(a);
-        let (ts, zs) = decompose_all(&values, n, count, |m| real_decomposition(m, n, p).map(|(t, z, _, _)| (t, z)));
+        let [ts, zs] = per_matrix(&values, n, count, [n * n; 2], |m| real_decomposition(m, n, p).map(|(t, z, _, _)| [t, z]));
         store(result_types, ts, zs)
     }
 }
@@ -114,21 +113,26 @@ fn store<T: Field>(result_types: &[TensorType], ts: Vec<T>, zs: Vec<T>) -> Resul
     Ok(out)
 }
 
-/// T and Z of every matrix, NaN for those without a decomposition.
-fn decompose_all<T: Field>(values: &[T], n: usize, count: usize, one: impl Fn(&[T]) -> Option<(Vec<T>, Vec<T>)>) -> (Vec<T>, Vec<T>) {
-    let nan = T::from_real(f64::NAN);
-    let (mut ts, mut zs) = (Vec::with_capacity(values.len()), Vec::with_capacity(values.len()));
+/// Runs `one` on each of the `count` n×n matrices of `values` and concatenates each of the K parts
+/// it returns over the batch. A matrix `one` gives no result for (a NaN or infinity, or no
+/// convergence) contributes `sizes[i]` NaNs to part i, so the others keep their places.
+pub(super) fn per_matrix<T: Field, U: Field, const K: usize>(
+    values: &[T],
+    n: usize,
+    count: usize,
+    sizes: [usize; K],
+    one: impl Fn(&[T]) -> Option<[Vec<U>; K]>,
+) -> [Vec<U>; K] {
+    let nan = U::from_real(f64::NAN);
+    let mut parts: [Vec<U>; K] = std::array::from_fn(|i| Vec::with_capacity(count * sizes[i]));
     for b in 0..count {
-        match one(&values[b * n * n..(b + 1) * n * n]) {
-            Some((t, z)) => {
-                ts.extend(t);
-                zs.extend(z);
-            }
-            None => {
-                ts.extend(std::iter::repeat_n(nan, n * n));
-                zs.extend(std::iter::repeat_n(nan, n * n));
+        let got = one(&values[b * n * n..(b + 1) * n * n]);
+        for (i, part) in parts.iter_mut().enumerate() {
+            match &got {
+                Some(results) => part.extend_from_slice(&results[i]),
+                None => part.extend(std::iter::repeat_n(nan, sizes[i])),
             }
         }
     }
-    (ts, zs)
+    parts
 }

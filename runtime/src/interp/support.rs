@@ -176,3 +176,15 @@ pub fn is_identity_custom_call(target: &str) -> bool {
         "Sharding" | "SPMDFullToShardShape" | "SPMDShardToFullShape" | "annotate_device_placement" | "MoveToHost" | "MoveToDevice"
     )
 }
+
+/// Runs a custom call's compile-time `check` on the types of the values it is evaluated on, so the
+/// evaluator refuses exactly what compilation refuses (the check gets operand and result types).
+pub(super) fn check_dense<R>(
+    operands: &[&super::value::Dense],
+    result_types: &[apu_compiler::ir::TensorType],
+    check: impl FnOnce(&[&apu_compiler::ir::TensorType], &[&apu_compiler::ir::TensorType]) -> Result<R>,
+) -> Result<R> {
+    let operand_types: Vec<_> = operands.iter().map(|d| &d.ty).collect();
+    let result_types: Vec<_> = result_types.iter().collect();
+    check(&operand_types, &result_types)
+}
