@@ -59,6 +59,10 @@ def workloads(r, quick):
              lambda a, b: lax.linalg.triangular_solve(a, b, left_side=True, lower=True),
              (np.tril(spd(r, n)), r.standard_normal((n, n), np.float32))),
         ]
+    # sqrtm's triangular recurrence is a triple fori_loop of complex scalar arithmetic: it measures
+    # per-iteration overhead of one-element kernels, so one size (n^3 / 6 inner iterations) is enough.
+    m = 48 if quick else 100
+    items.append((f"sqrtm f32 {m} (loops of complex scalars)", jax.scipy.linalg.sqrtm, (spd(r, m),)))
     return items
 
 

@@ -125,3 +125,29 @@ fn golden_programs_match_on_the_interpreter_and_the_plan() {
     }
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
 }
+
+/// The names of the ops of `steps` (and of the loop and branch bodies in them) left to the
+/// interpreter.
+fn fallbacks(steps: &[apu_compiler::plan::Step], out: &mut Vec<String>) {
+    for s in steps {
+        if let apu_compiler::plan::StepKind::Fallback { op, .. } = &s.kind {
+            out.push(op.kind.name().to_string());
+        }
+        for inner in s.kind.nested_steps() {
+            fallbacks(inner, out);
+        }
+    }
+}
+
+/// In `complex_scalars.mlir` every one-element op on complex, f16 or integer types, in the loops
+/// and outside them, runs as a kernel; the one interpreter step left is the 4x4 `complex`, a type
+/// the vector kernels lack at more than one element.
+#[test]
+fn one_element_ops_on_other_types_are_kernels_not_fallbacks() {
+    let path = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/complex_scalars.mlir"));
+    let module = validate(read_program(ProgramFormat::Mlir, &std::fs::read(path).unwrap()).unwrap()).unwrap();
+    let program = Program::compile_with(&module, &Options { threads: 1, min_parallel_work: 1, interpret: false, row_block_bytes: 1 }).unwrap();
+    let mut names = Vec::new();
+    fallbacks(&program.plan().expect("a plan").steps, &mut names);
+    assert_eq!(names, ["complex"]);
+}

@@ -200,13 +200,19 @@ impl<'a> Lowering<'a> {
         self.nodes.get(&v).cloned().ok_or_else(|| Error::internal(format!("value {v} is used before the plan defines it")))
     }
 
-    /// Whether op `op` is an elementwise op the fused kernels evaluate.
+    /// Whether op `op` is an elementwise op the fused kernels evaluate: on the vector kernels'
+    /// types at any size, or on other types (complex, ...) at one element.
     fn elementwise_ok(&self, op: &Op) -> bool {
         let elems: Option<Vec<ElementType>> =
             op.operands.iter().chain(&op.results).map(|&v| self.ty(v).ok().map(|t| t.elem)).collect();
         let Some(elems) = elems else { return false };
-        if op.results.len() != 1 || !elems.iter().all(|&e| self.caps.fused_elem(e)) {
+        if op.results.len() != 1 {
             return false;
+        }
+        if !elems.iter().all(|&e| self.caps.fused_elem(e)) {
+            let one = |v: &ValueId| self.ty(*v).is_ok_and(|t| t.num_elements() == 1);
+            let (operands, result) = elems.split_at(op.operands.len());
+            return op.operands.iter().chain(&op.results).all(one) && self.caps.one_element(&op.kind, operands, result[0]);
         }
         let (arg, res) = (elems[0], *elems.last().unwrap());
         match &op.kind {
@@ -283,20 +289,25 @@ impl<'a> Lowering<'a> {
     }
 
     /// Whether value `v`, produced by elementwise op `op`, is inlined into its only consumer.
-    fn fuses_into_consumer(&self, v: ValueId) -> bool {
+    /// Whether the one result of elementwise op `producer` is computed inside its one consumer's
+    /// kernel instead of being stored.
+    fn fuses_into_consumer(&self, producer: &Op) -> bool {
+        let v = producer.results[0];
         let Some(&(1, Some((c, k)))) = self.uses.get(&v) else { return false };
         let consumer = &self.ops[c];
         if self.elementwise_ok(consumer) {
             let same_shape = self.ty(consumer.results[0]).map(|t| &t.shape) == self.ty(v).map(|t| &t.shape);
             return same_shape;
         }
-        k == 0 && (self.reduce_ok(consumer).is_some() || self.arg_reduce_ok(consumer).is_some())
+        // Reduce kernels run their input expression on the vector kernels, which need its types.
+        let vector = producer.operands.iter().chain(&producer.results).all(|&x| self.ty(x).is_ok_and(|t| self.caps.fused_elem(t.elem)));
+        vector && k == 0 && (self.reduce_ok(consumer).is_some() || self.arg_reduce_ok(consumer).is_some())
     }
 
     fn lower_op(&mut self, index: usize, op: &'a Op) -> Result<()> {
         if self.elementwise_ok(op) {
             let r = op.results[0];
-            if self.fuses_into_consumer(r) {
+            if self.fuses_into_consumer(op) {
                 self.nodes.insert(r, Node::Fused(index));
             } else if self.uses.get(&r).map_or(0, |u| u.0) > 0 {
                 let shape = self.ty(r)?.shape.clone();
@@ -705,10 +716,21 @@ impl<'a> Lowering<'a> {
         let [r] = op.results.as_slice() else { return Ok(false) };
         let rty = self.ty(*r)?;
         match &op.kind {
-            OpKind::BitcastConvert => {
+            // Ops whose result has the operand's bytes share its buffer. Types with vector kernels
+            // take reshapes, broadcasts and transposes as views (`view_or_leaf`); the other types have
+            // no views, and a reshape of them, or a broadcast or transpose of one element, keeps the bytes.
+            OpKind::Reshape | OpKind::BroadcastInDim { .. } | OpKind::Transpose { .. } | OpKind::BitcastConvert => {
                 let [x] = op.operands.as_slice() else { return Ok(false) };
                 let xty = self.ty(*x)?;
-                if xty.elem.byte_size() != rty.elem.byte_size() || xty.byte_size() != rty.byte_size() || xty.elem.bit_width() != xty.elem.byte_size() as u32 * 8 || rty.elem.bit_width() != rty.elem.byte_size() as u32 * 8 {
+                let full_width = |e: ElementType| e.bit_width() == e.byte_size() as u32 * 8;
+                let same_bytes = match op.kind {
+                    OpKind::BitcastConvert => {
+                        xty.elem.byte_size() == rty.elem.byte_size() && xty.byte_size() == rty.byte_size() && full_width(xty.elem) && full_width(rty.elem)
+                    }
+                    OpKind::Reshape => xty.elem == rty.elem && xty.num_elements() == rty.num_elements(),
+                    _ => xty.elem == rty.elem && xty.num_elements() == 1 && rty.num_elements() == 1,
+                };
+                if !same_bytes {
                     return Ok(false);
                 }
                 let src = self.materialize(*x)?;
@@ -959,7 +981,7 @@ impl<'a> Lowering<'a> {
             for &r in &region.results {
                 results.push(self.materialize(r)?);
             }
-            let steps = super::rows::group_rows(std::mem::take(&mut self.steps), &self.slots);
+            let steps = super::rows::group_rows(std::mem::take(&mut self.steps), &self.slots, &|e| self.caps.fused_elem(e));
             let written: BTreeSet<SlotId> = steps.iter().flat_map(|s| s.kind.writes()).collect();
             let mut clear_after: Vec<SlotId> = params.clone();
             clear_after.extend(results.iter().copied().filter(|r| written.contains(r) && !params.contains(r)));
@@ -995,7 +1017,7 @@ impl<'a> Lowering<'a> {
     /// Computes last uses, the slots freed after each step, in-place candidates and step ids.
     fn finish(mut self, results: Vec<SlotId>) -> Plan {
         let mut next_id = 0;
-        let mut steps = super::rows::group_rows(std::mem::take(&mut self.steps), &self.slots);
+        let mut steps = super::rows::group_rows(std::mem::take(&mut self.steps), &self.slots, &|e| self.caps.fused_elem(e));
         let owned: Vec<SlotId> = self.params.clone();
         assign_liveness(&mut steps, &self.slots, &results, &owned, &mut next_id);
         Plan {

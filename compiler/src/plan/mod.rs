@@ -13,7 +13,7 @@ pub mod view;
 
 pub use arg_reduce::{ArgReduceKernel, Pick};
 pub use indexed_copy::{Combine, IndexedCopyKernel};
-use crate::ir::{BinaryOp, ComparisonDirection, ComparisonType, ElementType, Literal, Module, Op, TensorType, UnaryOp, ValueId};
+use crate::ir::{BinaryOp, ComparisonDirection, ComparisonType, ElementType, Literal, Module, Op, OpKind, TensorType, UnaryOp, ValueId};
 pub use view::View;
 
 /// Index of a buffer slot in [`Plan::slots`].
@@ -31,6 +31,9 @@ pub trait Capabilities {
     fn reduce(&self, op: BinaryOp, elem: ElementType) -> bool;
     /// Whether dot_general with these operand/result types has a GEMM kernel.
     fn dot(&self, lhs: ElementType, rhs: ElementType, out: ElementType) -> bool;
+    /// Whether a kernel of one element evaluates the elementwise op `kind` on operands of these
+    /// types giving `result`, for types [`Capabilities::fused_elem`] lacks (complex and the like).
+    fn one_element(&self, kind: &OpKind, operands: &[ElementType], result: ElementType) -> bool;
 }
 
 /// A scalar constant inside a fused kernel, already of the register's element type.

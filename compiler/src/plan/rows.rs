@@ -161,8 +161,12 @@ fn passes_values(window: &[Step]) -> bool {
 
 /// Replaces runs of steps that qualify (see the module comment) by [`StepKind::Rows`] groups.
 /// Groups hold at least one row reduce and at least one value passed between their steps.
-pub fn group_rows(steps: Vec<Step>, slots: &[TensorType]) -> Vec<Step> {
+///
+/// `vector` tells the element types the vector kernels have: groups run their steps in blocks of
+/// rows on them, so a kernel with another type (a one-element complex kernel) stays out.
+pub fn group_rows(steps: Vec<Step>, slots: &[TensorType], vector: &dyn Fn(ElementType) -> bool) -> Vec<Step> {
     let n = steps.len();
+    let blockable: Vec<bool> = steps.iter().map(|s| kernel(s).is_some_and(|(_, e, _)| e.elems.iter().all(|&t| vector(t)))).collect();
     // The runs [start, end) to group, in order.
     let mut runs: Vec<(usize, usize, usize, usize)> = Vec::new();
     let mut floor = 0;
@@ -172,7 +176,7 @@ pub fn group_rows(steps: Vec<Step>, slots: &[TensorType]) -> Vec<Step> {
             i += 1;
             continue;
         };
-        let fits = |j: usize| fit(&steps[j], rows, row_len).is_some();
+        let fits = |j: usize| blockable[j] && fit(&steps[j], rows, row_len).is_some();
         let mut start = i;
         while start > floor && fits(start - 1) && matches!(steps[start - 1].kind, StepKind::Elementwise(_)) {
             start -= 1;

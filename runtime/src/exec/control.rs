@@ -320,7 +320,7 @@ impl Executable {
                     // SAFETY: the kernel's inputs are live buffers of the sizes its loads reach, and
                     // its output buffer is its own (no input shares it).
                     Some(r) => unsafe { ex.eval_to(Ptr::raw(list), 0, k.elements, r, !first, out) },
-                    None => self.elementwise(ex, list, Ptr(out), k.elements, k.esize),
+                    None => self.elementwise(ex, list, Ptr(out), k.elements, k.esize)?,
                 }
             }
             for (i, n) in fb.next.iter().enumerate() {
@@ -357,7 +357,7 @@ impl Executable {
             };
         }
         let mut out = 0u8;
-        self.elementwise(ex, list, Ptr(&mut out as *mut u8), 1, 1);
+        self.elementwise(ex, list, Ptr(&mut out as *mut u8), 1, 1)?;
         Ok(out != 0)
     }
 

@@ -628,6 +628,10 @@ pub struct Compiled {
     pub input_elems: Vec<E>,
     /// The expression on machine integers, when it has one element of integer ops.
     pub scalar: Option<super::scalar::ScalarExpr>,
+    /// The expression evaluated with the interpreter's scalar functions, when it has one element
+    /// and either a type the registers lack or only ops both compute exactly (see
+    /// [`super::one_element`]).
+    pub one_element: Option<std::sync::Arc<super::one_element::OneElement>>,
     /// The expression as a tiled copy, when it is one load of a transposed view.
     pub(crate) transposed: Option<super::transpose::Transposed>,
 }
@@ -640,6 +644,19 @@ impl Compiled {
     /// `epilogues`: whether ops after a function may run in its loop (off only to test them).
     fn build(expr: &Expr, shape: &[i64], num_inputs: usize, epilogues_on: bool) -> Result<Compiled> {
         let shape_u: Vec<usize> = shape.iter().map(|&d| d.max(0) as usize).collect();
+        let one = shape.iter().product::<i64>() == 1;
+        if !expr.elems.iter().all(|&e| elem_supported(e)) {
+            // Only the one-element evaluator has these types; the lowering makes no larger kernel of them.
+            let one_element = match one {
+                true => super::one_element::OneElement::new(expr, shape)?,
+                false => return Err(Error::unimplemented(format!("fused kernels of {} elements on {:?}", shape_u.iter().product::<usize>(), expr.elems))),
+            };
+            return Ok(Compiled::one_element_only(expr, shape_u, num_inputs, std::sync::Arc::new(one_element)));
+        }
+        let one_element = match one && super::one_element::exact_on_vector_types(expr) {
+            true => super::one_element::OneElement::new(expr, shape).ok().map(std::sync::Arc::new),
+            false => None,
+        };
         let mut input_elems = vec![E::Pred; num_inputs];
         let mut steps = Vec::with_capacity(expr.instrs.len());
         for (i, ins) in expr.instrs.iter().enumerate() {
@@ -701,7 +718,36 @@ impl Compiled {
             [Step::Load { input: 0, access: Access::Strided { offset, strides } }] => super::transpose::Transposed::new(&shape_u, strides, *offset, expr.elems[0].byte_size()),
             _ => None,
         };
-        Ok(Compiled { expr: expr.clone(), steps, scalar_ops, only_scalar_users, shape: shape_u, run_list, prologue, epilogue, absorbed, row_cut, input_elems, scalar, transposed })
+        Ok(Compiled { expr: expr.clone(), steps, scalar_ops, only_scalar_users, shape: shape_u, run_list, prologue, epilogue, absorbed, row_cut, input_elems, scalar, one_element, transposed })
+    }
+
+    /// A kernel that only the one-element evaluator runs (the executor never asks it for
+    /// registers or chunks: it has one element).
+    fn one_element_only(expr: &Expr, shape: Vec<usize>, num_inputs: usize, one_element: std::sync::Arc<super::one_element::OneElement>) -> Compiled {
+        let mut input_elems = vec![E::Pred; num_inputs];
+        for (ins, &e) in expr.instrs.iter().zip(&expr.elems) {
+            if let Instr::Load { input, .. } = ins {
+                if let Some(slot) = input_elems.get_mut(*input) {
+                    *slot = e;
+                }
+            }
+        }
+        Compiled {
+            expr: expr.clone(),
+            steps: Vec::new(),
+            scalar_ops: Vec::new(),
+            only_scalar_users: Vec::new(),
+            shape,
+            run_list: Vec::new(),
+            prologue: Vec::new(),
+            epilogue: Vec::new(),
+            absorbed: Vec::new(),
+            row_cut: None,
+            input_elems,
+            scalar: None,
+            one_element: Some(one_element),
+            transposed: None,
+        }
     }
 
     /// `(input, offset)` when the whole expression is one contiguous load (`x[offset + i]`): a
@@ -1566,6 +1612,8 @@ fn compute<'r, M: fastmath::Madd>(ins: &Instr, src: impl Fn(usize) -> Src<'r>, d
                 (Src::S64(l), Src::S64(x), Src::S64(h), Out::S64(o)) => clamp!(l, x, h, o, i64::max, i64::min),
                 (Src::U32(l), Src::U32(x), Src::U32(h), Out::U32(o)) => clamp!(l, x, h, o, u32::max, u32::min),
                 (Src::U64(l), Src::U64(x), Src::U64(h), Out::U64(o)) => clamp!(l, x, h, o, u64::max, u64::min),
+                // Pred as 0/1 bytes: false < true, as the interpreter orders it.
+                (Src::Pred(l), Src::Pred(x), Src::Pred(h), Out::Pred(o)) => clamp!(l, x, h, o, u8::max, u8::min),
                 _ => {}
             }
         }

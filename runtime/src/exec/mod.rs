@@ -15,6 +15,7 @@ mod fold;
 pub mod fused;
 mod gemm;
 mod indexed_copy;
+mod one_element;
 mod reduce;
 mod rows;
 mod scalar;
@@ -23,7 +24,7 @@ mod transpose;
 pub mod workers;
 
 use crate::{interp, AlignedBytes, Tensor};
-use apu_compiler::ir::{BinaryOp, ComparisonDirection, ComparisonType, ElementType, TensorType, UnaryOp};
+use apu_compiler::ir::{BinaryOp, ComparisonDirection, ComparisonType, ElementType, OpKind, TensorType, UnaryOp};
 use apu_compiler::plan::{lower, Capabilities, KScalar, Operand, Plan, Step, StepKind};
 use apu_compiler::valid::ValidModule;
 use apu_compiler::{Error, Result};
@@ -76,6 +77,9 @@ impl Capabilities for Kernels {
     }
     fn dot(&self, lhs: ElementType, rhs: ElementType, out: ElementType) -> bool {
         gemm::supported(lhs, rhs, out)
+    }
+    fn one_element(&self, kind: &OpKind, operands: &[ElementType], result: ElementType) -> bool {
+        one_element::supported(kind, operands, result)
     }
 }
 
@@ -367,7 +371,7 @@ impl Executable {
                                     *d = p;
                                 }
                             }
-                            self.elementwise(ex, inputs.as_slice(), p, n, esize);
+                            self.elementwise(ex, inputs.as_slice(), p, n, esize)?;
                             done = Some(arc);
                             break;
                         }
@@ -379,7 +383,7 @@ impl Executable {
                     None => {
                         let mut buf = take_buffer(pool, len);
                         let p = Ptr(buf.as_mut_ptr());
-                        self.elementwise(ex, inputs.as_slice(), p, n, esize);
+                        self.elementwise(ex, inputs.as_slice(), p, n, esize)?;
                         Arc::new(buf)
                     }
                 };
@@ -509,18 +513,23 @@ impl Executable {
         Ok(())
     }
 
-    fn elementwise(&self, ex: &Compiled, inputs: &[Ptr], out: Ptr, n: usize, esize: usize) {
-        if let (Some(s), 1) = (&ex.scalar, n) {
+    fn elementwise(&self, ex: &Compiled, inputs: &[Ptr], out: Ptr, n: usize, esize: usize) -> Result<()> {
+        if n == 1 {
             // SAFETY: as for the vector evaluator below: inputs cover the loads, out one element.
-            unsafe { s.eval(Ptr::raw(inputs), out.get() as *mut u8) };
-            return;
+            if let Some(s) = &ex.scalar {
+                unsafe { s.eval(Ptr::raw(inputs), out.get() as *mut u8) };
+                return Ok(());
+            }
+            if let Some(o) = &ex.one_element {
+                return unsafe { o.eval(Ptr::raw(inputs), out.get() as *mut u8) };
+            }
         }
         if let (Some(t), [input]) = (&ex.transposed, inputs) {
             if input.get() != out.get() {
                 // SAFETY: the load's view stays inside the input (checked by the lowering's
                 // shapes); the output holds n elements and is another buffer.
                 unsafe { t.run(*input, out, &self.workers) };
-                return;
+                return Ok(());
             }
         }
         let cost = ex.expr.instrs.len().max(1);
@@ -529,6 +538,7 @@ impl Executable {
             // holds n elements; ranges of different threads are disjoint.
             unsafe { fused::eval_store(ex, Ptr::raw(inputs), out.get() as *mut u8, r, esize) }
         });
+        Ok(())
     }
 }
 

@@ -13,6 +13,10 @@ enum Op {
     Const(i64),
     Binary(BinaryOp, usize, usize),
     Compare(ComparisonDirection, usize, usize),
+    /// Integer or pred to integer or pred (of the register's type).
+    Convert(usize),
+    /// `pred ? x : y`.
+    Select(usize, usize, usize),
 }
 
 /// A one-element expression over integers and `pred`. Every value is held as an `i64`: signed
@@ -142,6 +146,10 @@ impl ScalarExpr {
                     None | Some(ComparisonType::Signed | ComparisonType::Unsigned) => Op::Compare(*d, before(*x)?, before(*y)?),
                     _ => return None,
                 },
+                // JAX's index arithmetic converts i32 to i32 before clamping indices.
+                Instr::Convert(x) => Op::Convert(before(*x)?),
+                // ... and selects `i + n` for a negative index.
+                Instr::Select(p, x, y) => Op::Select(before(*p)?, before(*x)?, before(*y)?),
                 _ => return None,
             };
             ops.push(op);
@@ -229,6 +237,17 @@ impl ScalarExpr {
                 Op::Const(v) => v,
                 Op::Binary(b, x, y) => binary(b, vals[x], vals[y], e),
                 Op::Compare(d, x, y) => compare(d, vals[x], vals[y], self.elems[x]),
+                // Two's complement truncation (held values are already extended from their type),
+                // and nonzero to true for pred.
+                Op::Convert(x) if e == E::Pred => (vals[x] != 0) as i64,
+                Op::Convert(x) => wrap(vals[x], e),
+                Op::Select(p, x, y) => {
+                    if vals[p] != 0 {
+                        vals[x]
+                    } else {
+                        vals[y]
+                    }
+                }
             };
         }
         store(out, vals[vals.len() - 1], self.elems[self.elems.len() - 1]);

@@ -451,6 +451,72 @@ fn to_complex(s: Scalar) -> (f64, f64) {
     }
 }
 
+/// One element of `elem` read from its storage bytes (`bytes` starts at it), widened as
+/// [`Array::get`] widens it. The common types are read directly, without building an array: the
+/// plan's one-element kernels read their operands this way.
+#[inline]
+pub fn read_scalar(elem: ElementType, bytes: &[u8]) -> Result<Scalar> {
+    use ElementType as E;
+    let b4 = |k: usize| -> [u8; 4] { bytes[k..k + 4].try_into().unwrap() };
+    let b8 = |k: usize| -> [u8; 8] { bytes[k..k + 8].try_into().unwrap() };
+    if bytes.len() < elem.byte_size() {
+        return Err(Error::internal(format!("{} bytes hold no {elem} element", bytes.len())));
+    }
+    Ok(match elem {
+        E::Pred => Scalar::Bool(bytes[0] != 0),
+        E::S32 => Scalar::Int(i32::from_le_bytes(b4(0)) as i128),
+        E::U32 => Scalar::Int(u32::from_le_bytes(b4(0)) as i128),
+        E::S64 => Scalar::Int(i64::from_le_bytes(b8(0)) as i128),
+        E::U64 => Scalar::Int(u64::from_le_bytes(b8(0)) as i128),
+        E::F32 => Scalar::Float(f32::from_le_bytes(b4(0)) as f64),
+        E::F64 => Scalar::Float(f64::from_le_bytes(b8(0))),
+        E::C64 => Scalar::Complex(f32::from_le_bytes(b4(0)) as f64, f32::from_le_bytes(b4(4)) as f64),
+        E::C128 => Scalar::Complex(f64::from_le_bytes(b8(0)), f64::from_le_bytes(b8(8))),
+        _ => Array::from_bytes(elem, &bytes[..elem.byte_size()])?.get(0),
+    })
+}
+
+/// Writes `s` converted to `elem` (by [`Array::from_scalars`]'s rules) as its storage bytes at
+/// the start of `out`.
+#[inline]
+pub fn write_scalar(elem: ElementType, s: Scalar, out: &mut [u8]) -> Result<()> {
+    use ElementType as E;
+    if out.len() < elem.byte_size() {
+        return Err(Error::internal(format!("{} bytes have no room for a {elem} element", out.len())));
+    }
+    match elem {
+        E::Pred => out[0] = to_bool(s) as u8,
+        E::S32 => out[..4].copy_from_slice(&(to_int(s, 32, true) as i32).to_le_bytes()),
+        E::U32 => out[..4].copy_from_slice(&(to_int(s, 32, false) as u32).to_le_bytes()),
+        E::S64 => out[..8].copy_from_slice(&(to_int(s, 64, true) as i64).to_le_bytes()),
+        E::U64 => out[..8].copy_from_slice(&(to_int(s, 64, false) as u64).to_le_bytes()),
+        E::F32 => out[..4].copy_from_slice(&to_f32(s).to_le_bytes()),
+        E::F64 => out[..8].copy_from_slice(&to_f64(s).to_le_bytes()),
+        E::C64 => {
+            let (re, im) = to_complex(s);
+            out[..4].copy_from_slice(&(re as f32).to_le_bytes());
+            out[4..8].copy_from_slice(&(im as f32).to_le_bytes());
+        }
+        E::C128 => {
+            let (re, im) = to_complex(s);
+            out[..8].copy_from_slice(&re.to_le_bytes());
+            out[8..16].copy_from_slice(&im.to_le_bytes());
+        }
+        _ => {
+            let bytes = Array::from_scalars(elem, [s])?.to_bytes_as(elem);
+            out[..bytes.len()].copy_from_slice(&bytes);
+        }
+    }
+    Ok(())
+}
+
+/// `s` converted to `elem` and widened again: what storing it as `elem` keeps.
+pub fn convert_scalar(elem: ElementType, s: Scalar) -> Result<Scalar> {
+    let mut bytes = [0u8; 16];
+    write_scalar(elem, s, &mut bytes)?;
+    read_scalar(elem, &bytes)
+}
+
 /// Rounds a widened value to what storing it as `elem` would keep (so that chained scalar steps,
 /// like a reduction's accumulator, behave as if stored between steps).
 pub fn round_scalar(elem: ElementType, s: Scalar) -> Scalar {

@@ -11,8 +11,8 @@ use super::value::Dense;
 use apu_compiler::ir::{BinaryOp, ComparisonDirection, ComparisonType, ElementType, TensorType, UnaryOp};
 use apu_compiler::{Error, Result};
 
-pub type UnaryFn = Box<dyn Fn(Scalar) -> Scalar>;
-pub type BinaryFn = Box<dyn Fn(Scalar, Scalar) -> Scalar>;
+pub type UnaryFn = Box<dyn Fn(Scalar) -> Scalar + Send + Sync>;
+pub type BinaryFn = Box<dyn Fn(Scalar, Scalar) -> Scalar + Send + Sync>;
 
 fn unsupported(op: &str, elem: ElementType) -> Error {
     Error::unimplemented(format!("{op} for {elem}"))
@@ -261,7 +261,7 @@ pub fn binary_fn(op: BinaryOp, elem: ElementType) -> Result<BinaryFn> {
     // Integers: exact in i128, wrapped to the type when the result is stored.
     let bits = elem.bit_width();
     let signed = elem.is_signed_int();
-    let int = |g: Box<dyn Fn(i128, i128) -> i128>| -> Result<BinaryFn> {
+    let int = |g: Box<dyn Fn(i128, i128) -> i128 + Send + Sync>| -> Result<BinaryFn> {
         Ok(Box::new(move |x, y| Scalar::Int(g(i(x), i(y)))))
     };
     match op {
@@ -319,7 +319,7 @@ fn order<T: PartialOrd>(dir: ComparisonDirection, x: T, y: T) -> bool {
     }
 }
 
-pub type CompareFn = Box<dyn Fn(Scalar, Scalar) -> bool>;
+pub type CompareFn = Box<dyn Fn(Scalar, Scalar) -> bool + Send + Sync>;
 
 /// The scalar predicate of `compare` on `elem`, or UNIMPLEMENTED.
 pub fn compare_fn(dir: ComparisonDirection, ty: Option<ComparisonType>, elem: ElementType) -> Result<CompareFn> {
