@@ -299,9 +299,20 @@ impl<'a> Lowering<'a> {
             let same_shape = self.ty(consumer.results[0]).map(|t| &t.shape) == self.ty(v).map(|t| &t.shape);
             return same_shape;
         }
-        // Reduce kernels run their input expression on the vector kernels, which need its types.
-        let vector = producer.operands.iter().chain(&producer.results).all(|&x| self.ty(x).is_ok_and(|t| self.caps.fused_elem(t.elem)));
-        vector && k == 0 && (self.reduce_ok(consumer).is_some() || self.arg_reduce_ok(consumer).is_some())
+        // Reduce kernels run their input expression on the vector kernels, which need all its
+        // types, including those of the ops already fused into this one.
+        self.on_vector_kernels(producer) && k == 0 && (self.reduce_ok(consumer).is_some() || self.arg_reduce_ok(consumer).is_some())
+    }
+
+    /// Whether `op`, and every op fused into it so far, reads and writes only types the vector
+    /// kernels have (one-element kernels of other types fuse into elementwise consumers only).
+    fn on_vector_kernels(&self, op: &Op) -> bool {
+        let types_ok = op.operands.iter().chain(&op.results).all(|&x| self.ty(x).is_ok_and(|t| self.caps.fused_elem(t.elem)));
+        types_ok
+            && op.operands.iter().all(|&x| match self.nodes.get(&x) {
+                Some(Node::Fused(i)) => self.on_vector_kernels(&self.ops[*i]),
+                _ => true,
+            })
     }
 
     fn lower_op(&mut self, index: usize, op: &'a Op) -> Result<()> {

@@ -721,6 +721,12 @@ impl Compiled {
         Ok(Compiled { expr: expr.clone(), steps, scalar_ops, only_scalar_users, shape: shape_u, run_list, prologue, epilogue, absorbed, row_cut, input_elems, scalar, one_element, transposed })
     }
 
+    /// Whether the vector evaluator runs this kernel (reduce kernels need it): false for a kernel
+    /// only the one-element evaluator has.
+    pub fn on_vector_kernels(&self) -> bool {
+        !self.steps.is_empty()
+    }
+
     /// A kernel that only the one-element evaluator runs (the executor never asks it for
     /// registers or chunks: it has one element).
     fn one_element_only(expr: &Expr, shape: Vec<usize>, num_inputs: usize, one_element: std::sync::Arc<super::one_element::OneElement>) -> Compiled {

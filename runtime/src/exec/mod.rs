@@ -230,13 +230,23 @@ impl Program {
 }
 
 /// Prepares the kernels of `steps` and of their nested blocks, by step id.
+/// The input expression of a reduce kernel, which runs on the vector evaluator (the lowering fuses
+/// only vector-typed ops into reduces; this refuses at compile time what would fail at run time).
+fn reduce_input(expr: &apu_compiler::plan::Expr, shape: &[i64], num_inputs: usize) -> Result<Compiled> {
+    let ex = Compiled::new(expr, shape, num_inputs)?;
+    if !ex.on_vector_kernels() {
+        return Err(Error::internal(format!("reduce input expression on {:?}, which the vector kernels lack", expr.elems)));
+    }
+    Ok(ex)
+}
+
 fn prepare(steps: &[Step], types: &[TensorType], prepared: &mut [Prepared]) -> Result<()> {
     for step in steps {
         let slot = prepared.get_mut(step.id).ok_or_else(|| Error::internal(format!("step id {} out of range", step.id)))?;
         *slot = match &step.kind {
             StepKind::Elementwise(k) => Prepared::Expr(Compiled::new(&k.expr, &k.shape, k.inputs.len())?),
-            StepKind::Reduce(k) => Prepared::Expr(Compiled::new(&k.expr, &k.input_shape, k.inputs.len())?),
-            StepKind::ArgReduce(k) => Prepared::Expr(Compiled::new(&k.expr, &k.input_shape, k.inputs.len())?),
+            StepKind::Reduce(k) => Prepared::Expr(reduce_input(&k.expr, &k.input_shape, k.inputs.len())?),
+            StepKind::ArgReduce(k) => Prepared::Expr(reduce_input(&k.expr, &k.input_shape, k.inputs.len())?),
             StepKind::While { cond, body, .. } => Prepared::Loop(control::LoopPlan::new(cond, body, types)),
             _ => Prepared::None,
         };

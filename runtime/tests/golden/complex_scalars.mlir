@@ -4,7 +4,7 @@
 // conversions between complex, real, f16 and integer types; integer index arithmetic with
 // convert and select (the integer scalar path).
 module @complex_scalars {
-  func.func public @main(%re: tensor<4x4xf32>, %im: tensor<4x4xf32>, %d: tensor<4xf32>, %h: tensor<f32>, %n: tensor<i32>) -> (tensor<4x4xcomplex<f32>>, tensor<complex<f32>>, tensor<f32>, tensor<complex<f64>>, tensor<f16>, tensor<i1>, tensor<1xcomplex<f32>>, tensor<i32>) {
+  func.func public @main(%re: tensor<4x4xf32>, %im: tensor<4x4xf32>, %d: tensor<4xf32>, %h: tensor<f32>, %n: tensor<i32>) -> (tensor<4x4xcomplex<f32>>, tensor<complex<f32>>, tensor<f32>, tensor<complex<f64>>, tensor<f16>, tensor<i1>, tensor<1xcomplex<f32>>, tensor<i32>, tensor<f32>) {
     %t = stablehlo.complex %re, %im : tensor<4x4xcomplex<f32>>
     %zero = stablehlo.constant dense<(0.000000e+00,0.000000e+00)> : tensor<complex<f32>>
     %c0 = stablehlo.constant dense<0> : tensor<i32>
@@ -87,6 +87,13 @@ module @complex_scalars {
     %nneg = stablehlo.compare LT, %nc, %c0, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
     %nw = stablehlo.add %nc, %c4 : tensor<i32>
     %ni = stablehlo.select %nneg, %nw, %nc : tensor<i1>, tensor<i32>
-    return %r#1, %zn, %sum, %wide, %hh, %ne, %zb, %ni : tensor<4x4xcomplex<f32>>, tensor<complex<f32>>, tensor<f32>, tensor<complex<f64>>, tensor<f16>, tensor<i1>, tensor<1xcomplex<f32>>, tensor<i32>
+    // jnp.linalg.norm(ord=-3) of one complex element: the one-element complex abs must not fuse
+    // (through the power) into the reduce, which runs on the vector kernels.
+    %av = stablehlo.abs %zb : (tensor<1xcomplex<f32>>) -> tensor<1xf32>
+    %m3 = stablehlo.constant dense<-3.000000e+00> : tensor<1xf32>
+    %pw = stablehlo.power %av, %m3 : tensor<1xf32>
+    %zf = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %red = stablehlo.reduce(%pw init: %zf) applies stablehlo.add across dimensions = [0] : (tensor<1xf32>, tensor<f32>) -> tensor<f32>
+    return %r#1, %zn, %sum, %wide, %hh, %ne, %zb, %ni, %red : tensor<4x4xcomplex<f32>>, tensor<complex<f32>>, tensor<f32>, tensor<complex<f64>>, tensor<f16>, tensor<i1>, tensor<1xcomplex<f32>>, tensor<i32>, tensor<f32>
   }
 }
