@@ -1,6 +1,8 @@
 //! Prints the plan of each program given on the command line (StableHLO text or VHLO bytecode):
 //! step counts and every op that falls back to the interpreter. With `APU_TIME=1` it also runs
-//! each program on pseudo-random inputs and prints the median of 5 runs (after a warm-up).
+//! each program on pseudo-random inputs and prints the median of 5 runs (after a warm-up; `APU_RUNS=n` for n). With
+//! `APU_STEPS=1` it prints the plan's steps as an outline (kind, output slots and types), loop and
+//! branch bodies indented, to see what a loop runs per iteration.
 
 use apu_compiler::plan::StepKind;
 use apu_compiler::program::{read_program, ProgramFormat};
@@ -23,6 +25,9 @@ fn main() {
                     let mut fallbacks = Vec::new();
                     collect_fallbacks(&plan.steps, &mut fallbacks);
                     println!("{path}: {} fallbacks {:?}", plan.summary(), fallbacks);
+                    if std::env::var("APU_STEPS").is_ok_and(|v| v == "1") {
+                        outline(plan, &plan.steps, 1);
+                    }
                     if std::env::var("APU_TIME").is_ok_and(|v| v == "1") {
                         time(&module);
                     }
@@ -61,7 +66,9 @@ fn time(module: &apu_compiler::valid::ValidModule) {
     for threads in [1, 2] {
         let p = Program::compile_with(module, &Options { threads, ..Options::from_env() }).expect("compiles");
         drop(p.run(&inputs).expect("runs"));
-        let mut times: Vec<f64> = (0..5)
+        // `APU_RUNS=n` times n runs instead of 5 (long enough to profile).
+        let runs = std::env::var("APU_RUNS").ok().and_then(|v| v.parse().ok()).unwrap_or(5usize).max(1);
+        let mut times: Vec<f64> = (0..runs)
             .map(|_| {
                 let t = std::time::Instant::now();
                 drop(p.run(&inputs).expect("runs"));
@@ -69,7 +76,7 @@ fn time(module: &apu_compiler::valid::ValidModule) {
             })
             .collect();
         times.sort_by(|a, b| a.partial_cmp(b).unwrap());
-        println!("    {threads}T: {:.1} us", times[2] * 1e6);
+        println!("    {threads}T: {:.1} us", times[runs / 2] * 1e6);
     }
 }
 
@@ -90,6 +97,40 @@ fn collect_fallbacks(steps: &[apu_compiler::plan::Step], out: &mut Vec<String>) 
                 out.extend(inner.into_iter().map(|n| format!("{n} (in case)")));
             }
             _ => {}
+        }
+    }
+}
+
+/// One line per step: its id, kind and the types of the slots it writes.
+fn outline(plan: &apu_compiler::plan::Plan, steps: &[apu_compiler::plan::Step], depth: usize) {
+    let ty = |s: &usize| plan.slots[*s].to_string();
+    for s in steps {
+        let (what, outs): (String, Vec<usize>) = match &s.kind {
+            StepKind::Elementwise(k) => (format!("fused[{} instrs, {} inputs]", k.expr.instrs.len(), k.inputs.len()), vec![k.out]),
+            StepKind::Reduce(k) => ("reduce".into(), vec![k.out]),
+            StepKind::ArgReduce(k) => ("arg_reduce".into(), vec![k.value_out, k.index_out]),
+            StepKind::Dot(d) => ("dot".into(), vec![d.out]),
+            StepKind::Conv(c) => ("conv".into(), vec![c.out]),
+            StepKind::Concat(k) => ("concat".into(), vec![k.out]),
+            StepKind::DynamicSlice(k) => (if k.update.is_some() { "dynamic_update_slice" } else { "dynamic_slice" }.into(), vec![k.out]),
+            StepKind::IndexedCopy(k) => (if k.updates.is_some() { "scatter" } else { "gather" }.into(), vec![k.out]),
+            StepKind::Alias { dst, .. } => ("alias".into(), vec![*dst]),
+            StepKind::Fallback { op, outputs, .. } => (format!("fallback {}", op.kind.name()), outputs.clone()),
+            StepKind::While { outputs, .. } => ("while".into(), outputs.clone()),
+            StepKind::Case { outputs, .. } => ("case".into(), outputs.clone()),
+            StepKind::Rows(g) => (format!("rows[{} steps]", g.steps.len()), Vec::new()),
+        };
+        let outs: Vec<String> = outs.iter().map(ty).collect();
+        println!("{:indent$}#{} {what} -> {}", "", s.id, outs.join(", "), indent = depth * 2);
+        if let StepKind::While { cond, body, .. } = &s.kind {
+            println!("{:indent$}cond:", "", indent = depth * 2 + 1);
+            outline(plan, &cond.steps, depth + 1);
+            println!("{:indent$}body:", "", indent = depth * 2 + 1);
+            outline(plan, &body.steps, depth + 1);
+        } else {
+            for inner in s.kind.nested_steps() {
+                outline(plan, inner, depth + 1);
+            }
         }
     }
 }

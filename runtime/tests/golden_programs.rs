@@ -151,3 +151,23 @@ fn one_element_ops_on_other_types_are_kernels_not_fallbacks() {
     fallbacks(&program.plan().expect("a plan").steps, &mut names);
     assert_eq!(names, ["complex"]);
 }
+
+/// In `integer_loops.mlir` the loop's integer helpers (sign, pred comparisons, bit counts,
+/// division and remainder) are kernels, and the index computed twice is sliced once: the repeated
+/// normalization, and then the repeated dynamic_slice, are removed as common subexpressions.
+#[test]
+fn integer_loop_helpers_are_kernels_and_repeats_are_removed() {
+    let path = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/integer_loops.mlir"));
+    let module = validate(read_program(ProgramFormat::Mlir, &std::fs::read(path).unwrap()).unwrap()).unwrap();
+    let program = Program::compile_with(&module, &Options { threads: 1, min_parallel_work: 1, interpret: false, row_block_bytes: 1 }).unwrap();
+    let plan = program.plan().expect("a plan");
+    let mut names = Vec::new();
+    fallbacks(&plan.steps, &mut names);
+    assert!(names.is_empty(), "fallbacks: {names:?}");
+    let body = plan.steps.iter().find_map(|s| match &s.kind {
+        apu_compiler::plan::StepKind::While { body, .. } => Some(body),
+        _ => None,
+    });
+    let slices = body.expect("a loop").steps.iter().filter(|s| matches!(&s.kind, apu_compiler::plan::StepKind::DynamicSlice(k) if k.update.is_none())).count();
+    assert_eq!(slices, 1);
+}

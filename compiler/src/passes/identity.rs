@@ -2,7 +2,7 @@
 //! same type, transposes by the identity permutation, and slices of the whole operand.
 
 use super::remap::substitute_uses;
-use crate::ir::{Function, Module, Op, OpKind, ValueId};
+use crate::ir::{Function, Module, Op, OpKind, Region, ValueId};
 use std::collections::HashMap;
 
 pub fn remove_identity_ops(module: &mut Module) {
@@ -29,17 +29,68 @@ fn is_identity(f: &Function, op: &Op) -> bool {
 }
 
 fn remove_in_function(f: &mut Function) {
-    let mut subst: HashMap<ValueId, ValueId> = HashMap::new();
-    let ops = std::mem::take(&mut f.body.ops);
+    let mut body = std::mem::take(&mut f.body);
+    remove_in_region(f, &mut body, &mut HashMap::new());
+    f.body = body;
+}
+
+/// Removes the identity ops of `region` and of the regions nested in it (JAX's loop bodies are
+/// full of same-type converts of the counter), substituting each one's operand for its result.
+/// Value ids are unique in a function, so one substitution map serves every region.
+fn remove_in_region(f: &Function, region: &mut Region, subst: &mut HashMap<ValueId, ValueId>) {
+    let ops = std::mem::take(&mut region.ops);
     for mut op in ops {
         substitute_uses(&mut op, &|v| *subst.get(&v).unwrap_or(&v));
+        for nested in &mut op.regions {
+            remove_in_region(f, nested, subst);
+        }
         if is_identity(f, &op) {
             subst.insert(op.results[0], op.operands[0]);
         } else {
-            f.body.ops.push(op);
+            region.ops.push(op);
         }
     }
-    for r in &mut f.body.results {
+    for r in &mut region.results {
         *r = *subst.get(r).unwrap_or(r);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::program::{read_program, ProgramFormat};
+
+    #[test]
+    fn identity_ops_inside_loop_bodies_are_removed() {
+        let mut m = read_program(
+            ProgramFormat::Mlir,
+            b"func.func @main(%x: tensor<i32>) -> tensor<i32> {
+  %n = stablehlo.constant dense<10> : tensor<i32>
+  %0 = stablehlo.while(%i = %x) : tensor<i32>
+  cond {
+    %c = stablehlo.convert %i : tensor<i32>
+    %p = stablehlo.compare LT, %c, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %c = stablehlo.convert %i : tensor<i32>
+    %r = stablehlo.reshape %c : (tensor<i32>) -> tensor<i32>
+    %j = stablehlo.add %r, %c : tensor<i32>
+    %k = stablehlo.convert %j : tensor<i32>
+    stablehlo.return %k : tensor<i32>
+  }
+  return %0 : tensor<i32>
+}",
+        )
+        .unwrap();
+        remove_identity_ops(&mut m);
+        let w = &m.entry_function().body.ops[1];
+        let (cond, body) = (&w.regions[0], &w.regions[1]);
+        let i = body.params[0];
+        assert_eq!(cond.ops.len(), 1);
+        assert_eq!(cond.ops[0].operands[0], cond.params[0]);
+        // The add reads the loop parameter twice and is returned directly.
+        assert_eq!(body.ops.len(), 1);
+        assert_eq!(body.ops[0].operands, vec![i, i]);
+        assert_eq!(body.results, body.ops[0].results);
     }
 }

@@ -1,8 +1,9 @@
 //! Passes over a module before planning: inlining of calls (so that fusion sees through JAX's
-//! private helper functions) and removal of ops that do nothing (same-type reshapes, converts,
-//! broadcasts, identity transposes, full slices), and copies of one-element constants into the
+//! private helper functions), removal of ops that do nothing (same-type reshapes, converts,
+//! broadcasts, identity transposes, full slices), of repeated pure ops, and copies of one-element constants into the
 //! loop and branch regions that read them (so that they fuse there).
 
+mod cse;
 mod identity;
 mod inline;
 mod remap;
@@ -15,6 +16,7 @@ use crate::Result;
 pub fn simplify(module: &Module) -> Result<Module> {
     let mut m = inline::inline_calls(module)?;
     identity::remove_identity_ops(&mut m);
+    cse::eliminate_common_subexpressions(&mut m);
     sink_constants::sink_constants(&mut m);
     Ok(m)
 }

@@ -67,6 +67,11 @@ struct Lowering<'a> {
     nodes: HashMap<ValueId, Node>,
     /// Per value: (number of uses, the op index and operand position of the last use seen).
     uses: HashMap<ValueId, (usize, Option<(usize, usize)>)>,
+    /// Per value: the ops of the region reading it, once per operand position.
+    consumers: HashMap<ValueId, Vec<usize>>,
+    /// The register of each value already emitted into the expression being built (a value
+    /// fused into several ops of one kernel is computed once).
+    emitted: HashMap<ValueId, Reg>,
 }
 
 fn tensor_type(f: &Function, v: ValueId) -> Result<&TensorType> {
@@ -94,6 +99,18 @@ fn captured_values(op: &Op) -> Vec<ValueId> {
         walk(r, &mut defined, &mut used);
     }
     used.difference(&defined).copied().collect()
+}
+
+/// Per value of a region: the indices of the ops reading it as an operand (an op reading it
+/// twice is listed twice).
+fn consumers_of(ops: &[Op]) -> HashMap<ValueId, Vec<usize>> {
+    let mut consumers: HashMap<ValueId, Vec<usize>> = HashMap::new();
+    for (i, op) in ops.iter().enumerate() {
+        for &v in &op.operands {
+            consumers.entry(v).or_default().push(i);
+        }
+    }
+    consumers
 }
 
 /// Per value of a region: (number of uses, the op index and operand position of the last use;
@@ -179,6 +196,8 @@ impl<'a> Lowering<'a> {
             ops: &f.body.ops,
             nodes: HashMap::new(),
             uses: uses_of(&f.body.ops, &f.body.results),
+            consumers: consumers_of(&f.body.ops),
+            emitted: HashMap::new(),
         }
     }
 
@@ -293,6 +312,9 @@ impl<'a> Lowering<'a> {
     /// kernel instead of being stored.
     fn fuses_into_consumer(&self, producer: &Op) -> bool {
         let v = producer.results[0];
+        if self.fuses_into_scalar_consumers(producer) {
+            return true;
+        }
         let Some(&(1, Some((c, k)))) = self.uses.get(&v) else { return false };
         let consumer = &self.ops[c];
         if self.elementwise_ok(consumer) {
@@ -302,6 +324,40 @@ impl<'a> Lowering<'a> {
         // Reduce kernels run their input expression on the vector kernels, which need all its
         // types, including those of the ops already fused into this one.
         self.on_vector_kernels(producer) && k == 0 && (self.reduce_ok(consumer).is_some() || self.arg_reduce_ok(consumer).is_some())
+    }
+
+    /// Whether the one-element result of elementwise op `producer`, read by several ops, is
+    /// computed inside each of their kernels instead of being stored: when every reader is a
+    /// one-element elementwise op of its shape and the expression is small. JAX's integer helpers
+    /// read one value several times (`floor_divide`'s remainder, an index normalized as
+    /// `select(i < 0, i + n, i)`); in a loop, a step costs more than recomputing a few scalar ops,
+    /// and within one kernel the value is computed once (see `emitted`).
+    fn fuses_into_scalar_consumers(&self, producer: &Op) -> bool {
+        /// Instructions the producer's expression may have: each reading kernel repeats them.
+        const MAX_REPEATED: usize = 24;
+        let v = producer.results[0];
+        let (Some(&(n, _)), Some(readers)) = (self.uses.get(&v), self.consumers.get(&v)) else { return false };
+        let Ok(ty) = self.ty(v) else { return false };
+        n > 1
+            && readers.len() == n
+            && ty.num_elements() == 1
+            && readers.iter().all(|&c| {
+                let op = &self.ops[c];
+                self.elementwise_ok(op) && self.ty(op.results[0]).is_ok_and(|t| t.shape == ty.shape)
+            })
+            && self.fused_size(producer) <= MAX_REPEATED
+    }
+
+    /// The number of instructions `op`'s expression has, counting the ops fused into it.
+    fn fused_size(&self, op: &Op) -> usize {
+        1 + op
+            .operands
+            .iter()
+            .map(|x| match self.nodes.get(x) {
+                Some(Node::Fused(i)) => self.fused_size(&self.ops[*i]),
+                _ => 1,
+            })
+            .sum::<usize>()
     }
 
     /// Whether `op`, and every op fused into it so far, reads and writes only types the vector
@@ -423,7 +479,11 @@ impl<'a> Lowering<'a> {
         build: impl FnOnce(&mut Self, &mut Expr, &mut Vec<SlotId>) -> Result<Reg>,
     ) -> Result<(Expr, Vec<SlotId>)> {
         let (mut expr, mut inputs) = (Expr::default(), Vec::new());
-        build(self, &mut expr, &mut inputs)?;
+        // An expression may start another one (materializing an operand): each has its own registers.
+        let outer = std::mem::take(&mut self.emitted);
+        let built = build(self, &mut expr, &mut inputs);
+        self.emitted = outer;
+        built?;
         Ok((expr, inputs))
     }
 
@@ -446,8 +506,13 @@ impl<'a> Lowering<'a> {
             Node::Const(k) => Ok(e.push(Instr::Const(k), elem)),
             Node::Iota(d) if !broadcast_scalar => Ok(e.push(Instr::Iota { dim: d }, elem)),
             Node::Fused(i) if !broadcast_scalar => {
+                if let Some(&r) = self.emitted.get(&v) {
+                    return Ok(r);
+                }
                 let op = &self.ops[i];
-                self.emit_op(op, shape, e, inputs)
+                let r = self.emit_op(op, shape, e, inputs)?;
+                self.emitted.insert(v, r);
+                Ok(r)
             }
             Node::View(s, view) => {
                 let view = if broadcast_scalar { View { offset: view.offset, strides: vec![0; shape.len()] } } else { view };
@@ -977,6 +1042,7 @@ impl<'a> Lowering<'a> {
     fn lower_block(&mut self, region: &'a Region) -> Result<Block> {
         let saved_steps = std::mem::take(&mut self.steps);
         let saved_uses = std::mem::replace(&mut self.uses, uses_of(&region.ops, &region.results));
+        let saved_consumers = std::mem::replace(&mut self.consumers, consumers_of(&region.ops));
         let saved_ops = std::mem::replace(&mut self.ops, &region.ops);
         let result = (|| -> Result<Block> {
             let mut params = Vec::with_capacity(region.params.len());
@@ -1002,6 +1068,7 @@ impl<'a> Lowering<'a> {
         })();
         self.steps = saved_steps;
         self.uses = saved_uses;
+        self.consumers = saved_consumers;
         self.ops = saved_ops;
         result
     }

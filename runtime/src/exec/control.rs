@@ -11,7 +11,7 @@
 
 use super::fused::{Buf, CHUNK};
 use super::scalar::{self, ScalarExpr};
-use super::{take_buffer, Executable, Prepared, Ptr, Slots};
+use super::{Executable, Pool, Prepared, Ptr, Slots};
 use crate::AlignedBytes;
 use apu_compiler::ir::{ComparisonDirection as D, ElementType, TensorType};
 use apu_compiler::plan::{Block, SlotId, StepKind};
@@ -216,7 +216,7 @@ impl Executable {
         body: &Block,
         outputs: &[SlotId],
         slots: &mut Slots,
-        pool: &mut Vec<AlignedBytes>,
+        pool: &mut Pool,
         rng: &RunRng,
     ) -> Result<()> {
         if let (Some(fc), Some(fb)) = (&lp.fast_cond, &lp.fast_body) {
@@ -254,15 +254,15 @@ impl Executable {
 
     /// A loop whose body is a [`FastBody`]: the state is copied into buffers the loop owns, each
     /// kernel keeps its output buffer and registers for the whole loop.
-    fn run_fast_loop(&self, fc: &FastCond, fb: &FastBody, inputs: &[SlotId], outputs: &[SlotId], slots: &mut Slots, pool: &mut Vec<AlignedBytes>) -> Result<()> {
+    fn run_fast_loop(&self, fc: &FastCond, fb: &FastBody, inputs: &[SlotId], outputs: &[SlotId], slots: &mut Slots, pool: &mut Pool) -> Result<()> {
         let mut state: Vec<AlignedBytes> = Vec::with_capacity(inputs.len());
         for &s in inputs {
             let src = Self::slot_arc(slots, s)?;
-            let mut b = take_buffer(pool, src.len());
+            let mut b = pool.take(src.len());
             b.as_mut_slice().copy_from_slice(src.as_slice());
             state.push(b);
         }
-        let mut outs: Vec<AlignedBytes> = fb.kernels.iter().map(|k| take_buffer(pool, k.bytes)).collect();
+        let mut outs: Vec<AlignedBytes> = fb.kernels.iter().map(|k| pool.take(k.bytes)).collect();
         let mut exprs = Vec::with_capacity(fb.kernels.len());
         let mut ptrs: Vec<Vec<Ptr>> = Vec::with_capacity(fb.kernels.len());
         for k in &fb.kernels {
@@ -361,7 +361,7 @@ impl Executable {
         Ok(out != 0)
     }
 
-    fn general_cond(&self, cond: &Block, state: &[Option<Arc<AlignedBytes>>], slots: &mut Slots, pool: &mut Vec<AlignedBytes>, rng: &RunRng) -> Result<bool> {
+    fn general_cond(&self, cond: &Block, state: &[Option<Arc<AlignedBytes>>], slots: &mut Slots, pool: &mut Pool, rng: &RunRng) -> Result<bool> {
         for (&p, a) in cond.params.iter().zip(state) {
             slots[p] = a.clone();
         }
@@ -374,7 +374,7 @@ impl Executable {
         Ok(go != 0)
     }
 
-    pub(super) fn run_case(&self, index: SlotId, branches: &[Block], outputs: &[SlotId], slots: &mut Slots, pool: &mut Vec<AlignedBytes>, rng: &RunRng) -> Result<()> {
+    pub(super) fn run_case(&self, index: SlotId, branches: &[Block], outputs: &[SlotId], slots: &mut Slots, pool: &mut Pool, rng: &RunRng) -> Result<()> {
         let ty = &self.plan.slots[index];
         let b = Self::slot_arc(slots, index)?;
         let bytes = b.as_slice();

@@ -28,13 +28,21 @@ pub fn read_index(elem: E, b: &[u8]) -> Result<i64> {
     })
 }
 
-/// Start of the box per dimension, clamped so that the box fits (spec).
-pub fn starts(shape: &[i64], sizes: &[usize], indices: &[i64]) -> Vec<usize> {
-    shape.iter().zip(sizes).zip(indices).map(|((&d, &s), &i)| i.clamp(0, (d - s as i64).max(0)) as usize).collect()
+/// Runs `f` on a zeroed scratch slice of `n` values, on the stack for the usual ranks: a loop
+/// slicing one element per iteration would otherwise allocate for its index bookkeeping.
+pub(super) fn with_scratch<T: Copy + Default, R>(n: usize, f: impl FnOnce(&mut [T]) -> R) -> R {
+    const STACK: usize = 16;
+    if n <= STACK {
+        let mut small = [T::default(); STACK];
+        f(&mut small[..n])
+    } else {
+        f(&mut vec![T::default(); n])
+    }
 }
 
-/// Calls `f(operand_byte_offset, box_byte_offset, bytes)` for every row (last dimension) of the box.
-fn for_rows(shape: &[i64], sizes: &[usize], start: &[usize], esize: usize, mut f: impl FnMut(usize, usize, usize)) {
+/// Calls `f(operand_byte_offset, box_byte_offset, bytes)` for every row (last dimension) of the
+/// box of `sizes` whose start per dimension is `indices` clamped so that the box fits (spec).
+fn for_rows(shape: &[i64], sizes: &[usize], indices: &[i64], esize: usize, mut f: impl FnMut(usize, usize, usize)) {
     let rank = shape.len();
     if sizes.contains(&0) {
         return;
@@ -43,34 +51,42 @@ fn for_rows(shape: &[i64], sizes: &[usize], start: &[usize], esize: usize, mut f
         f(0, 0, esize);
         return;
     }
-    let strides = apu_compiler::plan::view::row_major(shape);
-    let row = sizes[rank - 1] * esize;
-    let rows: usize = sizes[..rank - 1].iter().product();
-    let mut idx = vec![0usize; rank - 1];
-    for r in 0..rows {
-        let off: usize = (0..rank).map(|d| (start[d] + if d < rank - 1 { idx[d] } else { 0 }) * strides[d] as usize).sum();
-        f(off * esize, r * row, row);
-        for d in (0..rank - 1).rev() {
-            idx[d] += 1;
-            if idx[d] < sizes[d] {
-                break;
-            }
-            idx[d] = 0;
+    with_scratch(2 * rank, |scratch: &mut [usize]| {
+        let (strides, idx) = scratch.split_at_mut(rank);
+        let mut stride = 1usize;
+        let mut base = 0usize;
+        for d in (0..rank).rev() {
+            strides[d] = stride;
+            let start = indices[d].clamp(0, (shape[d] - sizes[d] as i64).max(0)) as usize;
+            base += start * stride;
+            stride *= shape[d].max(0) as usize;
         }
-    }
+        let row = sizes[rank - 1] * esize;
+        let rows: usize = sizes[..rank - 1].iter().product();
+        let idx = &mut idx[..rank - 1];
+        for r in 0..rows {
+            let off = base + idx.iter().zip(strides.iter()).map(|(i, s)| i * s).sum::<usize>();
+            f(off * esize, r * row, row);
+            for d in (0..rank - 1).rev() {
+                idx[d] += 1;
+                if idx[d] < sizes[d] {
+                    break;
+                }
+                idx[d] = 0;
+            }
+        }
+    });
 }
 
 /// dynamic_slice: copies the box out of `operand` into `out`.
 pub fn slice(k: &DynamicSliceKernel, operand_ty: &TensorType, operand: &[u8], indices: &[i64], out: &mut [u8]) {
-    let start = starts(&operand_ty.shape, &k.sizes, indices);
     let esize = operand_ty.elem.byte_size();
-    for_rows(&operand_ty.shape, &k.sizes, &start, esize, |src, dst, n| out[dst..dst + n].copy_from_slice(&operand[src..src + n]));
+    for_rows(&operand_ty.shape, &k.sizes, indices, esize, |src, dst, n| out[dst..dst + n].copy_from_slice(&operand[src..src + n]));
 }
 
 /// dynamic_update_slice: writes `update` into `target` (already holding the operand's bytes).
 pub fn update(k: &DynamicSliceKernel, operand_ty: &TensorType, target: &mut AlignedBytes, update: &[u8], indices: &[i64]) {
-    let start = starts(&operand_ty.shape, &k.sizes, indices);
     let esize = operand_ty.elem.byte_size();
     let t = target.as_mut_slice();
-    for_rows(&operand_ty.shape, &k.sizes, &start, esize, |dst, src, n| t[dst..dst + n].copy_from_slice(&update[src..src + n]));
+    for_rows(&operand_ty.shape, &k.sizes, indices, esize, |dst, src, n| t[dst..dst + n].copy_from_slice(&update[src..src + n]));
 }

@@ -195,8 +195,7 @@ pub fn elem_supported(elem: E) -> bool {
 pub fn unary_supported(op: U, elem: E) -> bool {
     match elem {
         E::F32 | E::F64 => !matches!(op, U::Not | U::PopulationCount | U::CountLeadingZeros | U::Imag | U::Real),
-        E::S32 | E::S64 => matches!(op, U::Negate | U::Abs),
-        E::U32 | E::U64 => false,
+        E::S32 | E::S64 | E::U32 | E::U64 => matches!(op, U::Negate | U::Abs | U::Sign | U::Not | U::PopulationCount | U::CountLeadingZeros),
         E::Pred => op == U::Not,
         _ => false,
     }
@@ -231,6 +230,8 @@ pub fn compare_supported(ty: Option<ComparisonType>, elem: E) -> bool {
         E::F32 | E::F64 => matches!(ty, None | Some(ComparisonType::Float)),
         E::S32 | E::S64 => matches!(ty, None | Some(ComparisonType::Signed)),
         E::U32 | E::U64 => matches!(ty, None | Some(ComparisonType::Unsigned)),
+        // 0/1 bytes, false < true (JAX compares i1 as UNSIGNED, e.g. in `floor_divide`).
+        E::Pred => matches!(ty, None | Some(ComparisonType::Unsigned)),
         _ => false,
     }
 }
@@ -1382,6 +1383,25 @@ fn compare_into<T: PartialOrd + Copy>(d: D, a: &[T], b: &[T], out: &mut [u8]) {
     }
 }
 
+/// Integer unary ops with the interpreter's rules: negation and absolute value wrap (`abs(MIN)`
+/// is MIN; an unsigned value is its own absolute value), sign is -1/0/1 (0/1 unsigned), and the
+/// bit counts look at the two's complement pattern.
+macro_rules! int_unary {
+    ($op:expr, $a:expr, $o:expr, $t:ty) => {
+        match $op {
+            U::Negate => map1($a, $o, <$t>::wrapping_neg),
+            #[allow(unused_comparisons)]
+            U::Abs => map1($a, $o, |x: $t| if x < 0 as $t { x.wrapping_neg() } else { x }),
+            #[allow(unused_comparisons)]
+            U::Sign => map1($a, $o, |x: $t| if x > 0 as $t { 1 as $t } else if x < 0 as $t { (0 as $t).wrapping_sub(1) } else { 0 as $t }),
+            U::Not => map1($a, $o, |x: $t| !x),
+            U::PopulationCount => map1($a, $o, |x: $t| x.count_ones() as $t),
+            U::CountLeadingZeros => map1($a, $o, |x: $t| x.leading_zeros() as $t),
+            _ => {}
+        }
+    };
+}
+
 macro_rules! int_binary {
     ($op:expr, $a:expr, $b:expr, $o:expr, $t:ty) => {
         int_binary!($op, $a, $b, $o, $t, <$t as IntBits>::U, <$t as IntBits>::S)
@@ -1552,8 +1572,10 @@ fn compute<'r, M: fastmath::Madd>(ins: &Instr, src: impl Fn(usize) -> Src<'r>, d
             (Src::F32(a), Out::Pred(o)) => map1(&a[..n], &mut o[..n], |x| x.is_finite() as u8),
             (Src::F64(a), Out::Pred(o)) => map1(&a[..n], &mut o[..n], |x| x.is_finite() as u8),
             (Src::F64(a), Out::F64(o)) => map1(&a[..n], &mut o[..n], unary_f64(op)),
-            (Src::S32(a), Out::S32(o)) => map1(&a[..n], &mut o[..n], if op == U::Negate { i32::wrapping_neg } else { i32::wrapping_abs }),
-            (Src::S64(a), Out::S64(o)) => map1(&a[..n], &mut o[..n], if op == U::Negate { i64::wrapping_neg } else { i64::wrapping_abs }),
+            (Src::S32(a), Out::S32(o)) => int_unary!(op, &a[..n], &mut o[..n], i32),
+            (Src::S64(a), Out::S64(o)) => int_unary!(op, &a[..n], &mut o[..n], i64),
+            (Src::U32(a), Out::U32(o)) => int_unary!(op, &a[..n], &mut o[..n], u32),
+            (Src::U64(a), Out::U64(o)) => int_unary!(op, &a[..n], &mut o[..n], u64),
             (Src::Pred(a), Out::Pred(o)) => map1(&a[..n], &mut o[..n], |x| x ^ 1),
             _ => {}
         },
@@ -1595,6 +1617,7 @@ fn compute<'r, M: fastmath::Madd>(ins: &Instr, src: impl Fn(usize) -> Src<'r>, d
                 (Src::S64(a), Src::S64(b)) => compare_into(d, &a[..n], &b[..n], o),
                 (Src::U32(a), Src::U32(b)) => compare_into(d, &a[..n], &b[..n], o),
                 (Src::U64(a), Src::U64(b)) => compare_into(d, &a[..n], &b[..n], o),
+                (Src::Pred(a), Src::Pred(b)) => compare_into(d, &a[..n], &b[..n], o),
                 _ => {}
             }
         }

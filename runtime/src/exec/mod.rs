@@ -16,6 +16,7 @@ pub mod fused;
 mod gemm;
 mod indexed_copy;
 mod one_element;
+mod pool;
 mod reduce;
 mod rows;
 mod scalar;
@@ -30,6 +31,7 @@ use apu_compiler::valid::ValidModule;
 use apu_compiler::{Error, Result};
 use fused::{Compiled, CHUNK};
 use interp::random::RunRng;
+use pool::Pool;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use workers::Workers;
@@ -146,7 +148,7 @@ struct Executable {
     /// See [`Options::row_block_bytes`].
     row_block_bytes: usize,
     /// Buffers left from earlier runs, reused so large buffers stay mapped.
-    spare: Mutex<Vec<AlignedBytes>>,
+    spare: Mutex<Pool>,
     /// Outputs handed out by earlier runs: once the caller has dropped one, its buffer is reused
     /// (fresh large allocations cost a page fault per 4 KiB on first touch).
     handed_out: Mutex<Vec<Arc<AlignedBytes>>>,
@@ -196,7 +198,7 @@ impl Program {
             constants,
             workers,
             row_block_bytes: options.row_block_bytes.max(1),
-            spare: Mutex::new(Vec::new()),
+            spare: Mutex::new(Pool::default()),
             handed_out: Mutex::new(Vec::new()),
         }))))
     }
@@ -259,12 +261,6 @@ fn prepare(steps: &[Step], types: &[TensorType], prepared: &mut [Prepared]) -> R
 
 type Slots = [Option<Arc<AlignedBytes>>];
 
-fn take_buffer(pool: &mut Vec<AlignedBytes>, len: usize) -> AlignedBytes {
-    match pool.iter().position(|b| b.len() == len) {
-        Some(i) => pool.swap_remove(i),
-        None => AlignedBytes::zeroed(len),
-    }
-}
 
 impl Executable {
     fn run(&self, args: &[Tensor], rng: &RunRng) -> Result<Vec<Tensor>> {
@@ -287,7 +283,7 @@ impl Executable {
         if let Ok(mut handed_out) = self.handed_out.try_lock() {
             for arc in std::mem::take(&mut *handed_out) {
                 match Arc::try_unwrap(arc) {
-                    Ok(buf) => pool.push(buf),
+                    Ok(buf) => pool.put(buf),
                     Err(arc) => handed_out.push(arc),
                 }
             }
@@ -315,18 +311,21 @@ impl Executable {
         Ok(out)
     }
 
-    fn run_steps(&self, steps: &[Step], slots: &mut Slots, pool: &mut Vec<AlignedBytes>, rng: &RunRng) -> Result<()> {
+    fn run_steps(&self, steps: &[Step], slots: &mut Slots, pool: &mut Pool, rng: &RunRng) -> Result<()> {
         for step in steps {
             self.run_step(&step.kind, &self.prepared[step.id], slots, pool, rng).map_err(|e| e.context(format!("plan step {}", step.id)))?;
             for &s in &step.free_after {
                 if let Some(buf) = slots[s].take() {
-                    if let Ok(b) = Arc::try_unwrap(buf) {
-                        pool.push(b);
-                    }
+                    pool.release(s, buf);
                 }
             }
         }
         Ok(())
+    }
+
+    /// Slot `s`'s bytes, borrowed (no reference count traffic).
+    fn slot_bytes(slots: &Slots, s: usize) -> Result<&[u8]> {
+        slots.get(s).and_then(|b| b.as_deref()).map(|b| b.as_slice()).ok_or_else(|| Error::internal(format!("slot {s} is read before it is written")))
     }
 
     fn slot_arc(slots: &Slots, s: usize) -> Result<Arc<AlignedBytes>> {
@@ -335,7 +334,7 @@ impl Executable {
 
     /// A buffer holding slot `s`'s bytes that a step may overwrite: the slot's own buffer when
     /// `in_place` (the plan says this step is its last use) and nobody else holds it, else a copy.
-    fn writable_copy(slots: &mut [Option<Arc<AlignedBytes>>], pool: &mut Vec<AlignedBytes>, s: usize, in_place: bool) -> Result<AlignedBytes> {
+    fn writable_copy(slots: &mut [Option<Arc<AlignedBytes>>], pool: &mut Pool, s: usize, in_place: bool) -> Result<AlignedBytes> {
         if in_place {
             if let Some(b) = slots[s].take() {
                 match Arc::try_unwrap(b) {
@@ -345,7 +344,7 @@ impl Executable {
             }
         }
         let src = Self::slot_arc(slots, s)?;
-        let mut b = take_buffer(pool, src.len());
+        let mut b = pool.take(src.len());
         b.as_mut_slice().copy_from_slice(src.as_slice());
         Ok(b)
     }
@@ -358,7 +357,7 @@ impl Executable {
             .ok_or_else(|| Error::internal(format!("slot {s} is read before it is written")))
     }
 
-    fn run_step(&self, kind: &StepKind, prepared: &Prepared, slots: &mut [Option<Arc<AlignedBytes>>], pool: &mut Vec<AlignedBytes>, rng: &RunRng) -> Result<()> {
+    fn run_step(&self, kind: &StepKind, prepared: &Prepared, slots: &mut [Option<Arc<AlignedBytes>>], pool: &mut Pool, rng: &RunRng) -> Result<()> {
         let plan = &self.plan;
         match (kind, prepared) {
             (StepKind::Elementwise(k), Prepared::Expr(ex)) => {
@@ -391,10 +390,10 @@ impl Executable {
                 let out = match done {
                     Some(arc) => arc,
                     None => {
-                        let mut buf = take_buffer(pool, len);
-                        let p = Ptr(buf.as_mut_ptr());
+                        let mut arc = pool.take_for(k.out, len);
+                        let p = Ptr(Arc::get_mut(&mut arc).ok_or_else(|| Error::internal("pooled buffer is shared"))?.as_mut_ptr());
                         self.elementwise(ex, inputs.as_slice(), p, n, esize)?;
-                        Arc::new(buf)
+                        arc
                     }
                 };
                 slots[k.out] = Some(out);
@@ -406,7 +405,7 @@ impl Executable {
                     Operand::Const(c) => *c,
                     Operand::Slot(s) => read_scalar(k.elem, Self::slot_ptr(slots, *s)?),
                 };
-                let mut buf = take_buffer(pool, plan.slots[k.out].byte_size());
+                let mut buf = pool.take(plan.slots[k.out].byte_size());
                 // SAFETY: the lowering sized every input and the output for this kernel.
                 unsafe { reduce::run(ex, k.elem, k.combiner, inputs, init, buf.as_mut_ptr(), reduce::Job::Whole { layout: k.layout, workers: &self.workers }) };
                 slots[k.out] = Some(Arc::new(buf));
@@ -420,8 +419,8 @@ impl Executable {
                     })
                 };
                 let (init_value, init_index) = (init(&k.init_value, k.elem)?, init(&k.init_index, k.index_elem)?);
-                let mut values = take_buffer(pool, plan.slots[k.value_out].byte_size());
-                let mut indices = take_buffer(pool, plan.slots[k.index_out].byte_size());
+                let mut values = pool.take(plan.slots[k.value_out].byte_size());
+                let mut indices = pool.take(plan.slots[k.index_out].byte_size());
                 // SAFETY: the lowering sized every input and both outputs for this kernel.
                 unsafe { arg_reduce::run(k, ex, inputs.as_slice(), init_value, init_index, values.as_mut_ptr(), indices.as_mut_ptr(), &self.workers)? };
                 slots[k.value_out] = Some(Arc::new(values));
@@ -429,13 +428,13 @@ impl Executable {
             }
             (StepKind::Dot(d), _) => {
                 let (a, b) = (Self::slot_ptr(slots, d.lhs)?, Self::slot_ptr(slots, d.rhs)?);
-                let mut buf = take_buffer(pool, plan.slots[d.out].byte_size());
+                let mut buf = pool.take(plan.slots[d.out].byte_size());
                 // SAFETY: strides and sizes come from the operands' shapes.
                 unsafe { gemm::run(d, a, b, Ptr(buf.as_mut_ptr()), &self.workers) };
                 slots[d.out] = Some(Arc::new(buf));
             }
             (StepKind::Concat(k), _) => {
-                let mut buf = take_buffer(pool, plan.slots[k.out].byte_size());
+                let mut buf = pool.take(plan.slots[k.out].byte_size());
                 let out_row: usize = k.row_bytes.iter().sum();
                 let out = buf.as_mut_slice();
                 let mut col = 0;
@@ -451,30 +450,32 @@ impl Executable {
             }
             (StepKind::DynamicSlice(k), _) => {
                 let oty = &plan.slots[k.operand];
-                let mut idx = Vec::with_capacity(k.indices.len());
-                for &i in &k.indices {
-                    idx.push(dynamic_slice::read_index(plan.slots[i].elem, Self::slot_arc(slots, i)?.as_slice())?);
-                }
-                let buf = match k.update {
-                    None => {
-                        let mut buf = take_buffer(pool, plan.slots[k.out].byte_size());
-                        dynamic_slice::slice(k, oty, Self::slot_arc(slots, k.operand)?.as_slice(), &idx, buf.as_mut_slice());
-                        buf
+                let buf = dynamic_slice::with_scratch(k.indices.len(), |idx: &mut [i64]| -> Result<Arc<AlignedBytes>> {
+                    for (d, &i) in idx.iter_mut().zip(&k.indices) {
+                        *d = dynamic_slice::read_index(plan.slots[i].elem, Self::slot_bytes(slots, i)?)?;
                     }
-                    Some(u) => {
-                        let update = Self::slot_arc(slots, u)?;
-                        let mut target = Self::writable_copy(slots, pool, k.operand, k.in_place)?;
-                        dynamic_slice::update(k, oty, &mut target, update.as_slice(), &idx);
-                        target
-                    }
-                };
-                slots[k.out] = Some(Arc::new(buf));
+                    Ok(match k.update {
+                        None => {
+                            let mut arc = pool.take_for(k.out, plan.slots[k.out].byte_size());
+                            let buf = Arc::get_mut(&mut arc).ok_or_else(|| Error::internal("pooled buffer is shared"))?;
+                            dynamic_slice::slice(k, oty, Self::slot_bytes(slots, k.operand)?, idx, buf.as_mut_slice());
+                            arc
+                        }
+                        Some(u) => {
+                            let update = Self::slot_arc(slots, u)?;
+                            let mut target = Self::writable_copy(slots, pool, k.operand, k.in_place)?;
+                            dynamic_slice::update(k, oty, &mut target, update.as_slice(), idx);
+                            Arc::new(target)
+                        }
+                    })
+                })?;
+                slots[k.out] = Some(buf);
             }
             (StepKind::IndexedCopy(k), _) => {
                 let indices = Self::slot_arc(slots, k.indices)?;
                 let buf = match k.updates {
                     None => {
-                        let mut buf = take_buffer(pool, plan.slots[k.out].byte_size());
+                        let mut buf = pool.take(plan.slots[k.out].byte_size());
                         indexed_copy::gather(&k.geometry, Self::slot_arc(slots, k.big)?.as_slice(), indices.as_slice(), buf.as_mut_slice())?;
                         buf
                     }
@@ -489,7 +490,7 @@ impl Executable {
             }
             (StepKind::Conv(c), _) => {
                 let (a, b) = (Self::slot_ptr(slots, c.lhs)?, Self::slot_ptr(slots, c.rhs)?);
-                let mut buf = take_buffer(pool, plan.slots[c.out].byte_size());
+                let mut buf = pool.take(plan.slots[c.out].byte_size());
                 // SAFETY: strides and sizes come from the operands' shapes; gathers are bounds-checked.
                 unsafe { conv::run(c, a, b, Ptr(buf.as_mut_ptr()), &self.workers) };
                 slots[c.out] = Some(Arc::new(buf));

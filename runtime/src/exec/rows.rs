@@ -4,7 +4,7 @@
 //! (steps read each other's values only within a row) and are split across the workers.
 
 use super::fused::{self, Compiled};
-use super::{reduce, take_buffer, Executable, Prepared, Ptr, Slots};
+use super::{reduce, Executable, Pool, Prepared, Ptr, Slots};
 use crate::interp::random::RunRng;
 use crate::AlignedBytes;
 use apu_compiler::plan::{FusedKernel, KScalar, Operand, RowGroup, SlotId, StepKind};
@@ -66,7 +66,7 @@ fn in_place_buffer(k: &FusedKernel, outs: &mut Vec<(SlotId, AlignedBytes)>, slot
 }
 
 impl Executable {
-    pub(super) fn run_rows(&self, g: &RowGroup, slots: &mut Slots, pool: &mut Vec<AlignedBytes>, rng: &RunRng) -> Result<()> {
+    pub(super) fn run_rows(&self, g: &RowGroup, slots: &mut Slots, pool: &mut Pool, rng: &RunRng) -> Result<()> {
         let plan = &self.plan;
         let threads = self.workers.threads();
         let row_bytes = g.row_len.saturating_mul(8);
@@ -124,7 +124,7 @@ impl Executable {
                     StepKind::Elementwise(k) => in_place_buffer(k, &mut outs, slots),
                     _ => None,
                 };
-                let mut buf = in_place.unwrap_or_else(|| take_buffer(pool, ty.byte_size()));
+                let mut buf = in_place.unwrap_or_else(|| pool.take(ty.byte_size()));
                 let out_ptr = Ptr(buf.as_mut_ptr());
                 ptrs.push((out, out_ptr));
                 outs.push((out, buf));

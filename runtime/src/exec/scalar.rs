@@ -3,7 +3,7 @@
 //! register sets, dispatch and stores sized for vectors; in a `while` loop that runs thousands of
 //! times the per-iteration counter work then outweighs the loop's real work.
 
-use apu_compiler::ir::{BinaryOp, ComparisonDirection, ComparisonType, ElementType as E};
+use apu_compiler::ir::{BinaryOp, ComparisonDirection, ComparisonType, ElementType as E, UnaryOp};
 use apu_compiler::plan::{Expr, Instr, KScalar};
 
 #[derive(Clone, Copy, Debug)]
@@ -12,6 +12,7 @@ enum Op {
     Load { input: usize, offset: usize },
     Const(i64),
     Binary(BinaryOp, usize, usize),
+    Unary(UnaryOp, usize),
     Compare(ComparisonDirection, usize, usize),
     /// Integer or pred to integer or pred (of the register's type).
     Convert(usize),
@@ -92,7 +93,31 @@ fn binary(b: BinaryOp, a: i64, c: i64, e: E) -> i64 {
         BinaryOp::Minimum => a.min(c),
         BinaryOp::And => a & c,
         BinaryOp::Or => a | c,
+        // x / 0 is all ones and x % 0 is x; MIN / -1 wraps to MIN and MIN % -1 is 0 (the
+        // interpreter's and the vector kernels' rules). Held u64 values divide as unsigned.
+        BinaryOp::Divide if c == 0 => -1,
+        BinaryOp::Remainder if c == 0 => a,
+        BinaryOp::Divide if unsigned64 => ((a as u64) / (c as u64)) as i64,
+        BinaryOp::Remainder if unsigned64 => ((a as u64) % (c as u64)) as i64,
+        BinaryOp::Divide => a.wrapping_div(c),
+        BinaryOp::Remainder => a.wrapping_rem(c),
         _ => a ^ c,
+    };
+    wrap(r, e)
+}
+
+/// `op a` for a held value of type `e`, with the vector kernels' rules (see `int_unary!`).
+#[inline(always)]
+fn unary(op: UnaryOp, a: i64, e: E) -> i64 {
+    let unsigned = matches!(e, E::U32 | E::U64);
+    let r = match op {
+        UnaryOp::Not if e == E::Pred => a ^ 1,
+        UnaryOp::Not => !a,
+        UnaryOp::Negate => a.wrapping_neg(),
+        UnaryOp::Abs if unsigned => a,
+        UnaryOp::Abs => a.wrapping_abs(),
+        UnaryOp::Sign if unsigned => (a != 0) as i64,
+        _ => a.signum(),
     };
     wrap(r, e)
 }
@@ -136,9 +161,16 @@ impl ScalarExpr {
                     // On pred only the logical ops: `wrap` would turn a pred add into xor.
                     BinaryOp::And | BinaryOp::Or | BinaryOp::Xor => Op::Binary(*b, before(*x)?, before(*y)?),
                     _ if expr.elems[i] == E::Pred => return None,
-                    BinaryOp::Add | BinaryOp::Subtract | BinaryOp::Multiply | BinaryOp::Maximum | BinaryOp::Minimum => {
+                    BinaryOp::Add | BinaryOp::Subtract | BinaryOp::Multiply | BinaryOp::Maximum | BinaryOp::Minimum | BinaryOp::Divide | BinaryOp::Remainder => {
                         Op::Binary(*b, before(*x)?, before(*y)?)
                     }
+                    _ => return None,
+                },
+                // JAX's `floor_divide` on integers compares signs.
+                Instr::Unary(u, x) => match u {
+                    UnaryOp::Not => Op::Unary(*u, before(*x)?),
+                    _ if expr.elems[i] == E::Pred => return None,
+                    UnaryOp::Negate | UnaryOp::Abs | UnaryOp::Sign => Op::Unary(*u, before(*x)?),
                     _ => return None,
                 },
                 // Integer comparisons only; the operands' type decides signedness.
@@ -236,6 +268,7 @@ impl ScalarExpr {
                 Op::Load { input, offset } => load(inputs[input], offset, e),
                 Op::Const(v) => v,
                 Op::Binary(b, x, y) => binary(b, vals[x], vals[y], e),
+                Op::Unary(u, x) => unary(u, vals[x], e),
                 Op::Compare(d, x, y) => compare(d, vals[x], vals[y], self.elems[x]),
                 // Two's complement truncation (held values are already extended from their type),
                 // and nonzero to true for pred.
@@ -393,8 +426,8 @@ mod tests {
     fn not_scalar_or_unsupported() {
         let mut e = Expr::default();
         let x = e.push(load(0), E::S32);
-        e.push(Instr::Binary(BinaryOp::Divide, x, x), E::S32);
-        assert!(ScalarExpr::new(&e, &[]).is_none(), "division is left to the vector evaluator");
+        e.push(Instr::Binary(BinaryOp::ShiftLeft, x, x), E::S32);
+        assert!(ScalarExpr::new(&e, &[]).is_none(), "shifts are left to the vector evaluator");
         let mut f = Expr::default();
         f.push(load(0), E::F32);
         assert!(ScalarExpr::new(&f, &[]).is_none(), "floats are not handled");
