@@ -345,19 +345,23 @@ impl<'a> Lowering<'a> {
                 let op = &self.ops[c];
                 self.elementwise_ok(op) && self.ty(op.results[0]).is_ok_and(|t| t.shape == ty.shape)
             })
-            && self.fused_size(producer) <= MAX_REPEATED
+            && self.fused_size(producer, MAX_REPEATED + 1) <= MAX_REPEATED
     }
 
-    /// The number of instructions `op`'s expression has, counting the ops fused into it.
-    fn fused_size(&self, op: &Op) -> usize {
-        1 + op
-            .operands
-            .iter()
-            .map(|x| match self.nodes.get(x) {
-                Some(Node::Fused(i)) => self.fused_size(&self.ops[*i]),
+    /// The number of instructions `op`'s expression has, counting the ops fused into it; counting
+    /// stops at `limit` (a long fused chain is not walked once per candidate).
+    fn fused_size(&self, op: &Op, limit: usize) -> usize {
+        let mut n = 1;
+        for x in &op.operands {
+            if n >= limit {
+                break;
+            }
+            n += match self.nodes.get(x) {
+                Some(Node::Fused(i)) => self.fused_size(&self.ops[*i], limit - n),
                 _ => 1,
-            })
-            .sum::<usize>()
+            };
+        }
+        n.min(limit)
     }
 
     /// Whether `op`, and every op fused into it so far, reads and writes only types the vector
