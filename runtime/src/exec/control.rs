@@ -6,10 +6,12 @@
 //! and a condition that is a single scalar elementwise kernel (JAX's `i < n`) is evaluated
 //! straight into a byte on the stack instead of through slots, a pooled buffer and an `Arc`.
 //! A body made only of elementwise kernels (a scan step such as `tanh(c * 0.5 + 0.1)`, the counter
-//! increment) runs on buffers and registers set up once per loop: each kernel writes its own
-//! buffer, and a state element produced by a kernel swaps buffers with it after each iteration.
+//! increment) and one-element slices and updates ([`super::loop_body`]) runs on buffers and
+//! registers set up once per loop: each kernel writes its own buffer (or, an update, its operand's
+//! in place), and a state element produced by a kernel swaps buffers with it after each iteration.
 
 use super::fused::{Buf, CHUNK};
+use super::loop_body::{FastBody, Source, Work};
 use super::scalar::{self, ScalarExpr};
 use super::{Executable, Pool, Prepared, Ptr, Slots};
 use crate::AlignedBytes;
@@ -18,17 +20,6 @@ use apu_compiler::plan::{Block, SlotId, StepKind};
 use apu_compiler::{Error, Result};
 use crate::interp::random::RunRng;
 use std::sync::Arc;
-
-/// Where a fast condition's kernel input comes from.
-#[derive(Clone, Copy, Debug)]
-enum Source {
-    /// Element `i` of the loop state.
-    State(usize),
-    /// A slot outside the loop (a captured value or a constant), live for the whole loop.
-    Slot(SlotId),
-    /// The output of kernel `i` of a [`FastBody`], earlier in the same iteration.
-    Kernel(usize),
-}
 
 /// A condition that is one elementwise kernel producing the scalar `pred` the block returns.
 #[derive(Debug)]
@@ -40,37 +31,13 @@ struct FastCond {
     bound: Option<(usize, D, ElementType, i64)>,
 }
 
-/// A body whose steps are all elementwise kernels (or aliases), each result either a kernel's
-/// output or the state element passed through unchanged.
-#[derive(Debug)]
-struct FastBody {
-    kernels: Vec<BodyKernel>,
-    /// Per state element: the kernel whose output becomes its next value (None: unchanged).
-    next: Vec<Option<usize>>,
-    /// The loop's counter, when it has one the condition bounds.
-    counter: Option<Counter>,
-}
-
-#[derive(Debug)]
-struct BodyKernel {
-    /// The kernel's step id (its prepared expression).
-    step: usize,
-    inputs: Vec<Source>,
-    elements: usize,
-    bytes: usize,
-    /// Bytes per element of the output.
-    esize: usize,
-    /// `(input, type, k)` when the kernel is `x + k` for a constant `k`.
-    increment: Option<(usize, ElementType, i64)>,
-}
-
 /// A loop counted by one state element, as JAX's `fori_loop` and `scan` are: the condition is
 /// `i < n`, `i <= n` or `i != n` for a constant `n`, and the body adds a positive constant to `i`.
 /// The trip count is then known when the loop starts: the condition is not evaluated, and the
 /// counter's next value is stored rather than computed by its kernel (each of which cost about as
 /// much per iteration as a scan step's real work on 128 elements).
 #[derive(Clone, Copy, Debug)]
-struct Counter {
+pub(super) struct Counter {
     /// The state element counting.
     state: usize,
     /// The body kernel computing its next value.
@@ -146,42 +113,6 @@ impl LoopPlan {
             fb.counter = Counter::of(fc, fb);
         }
         LoopPlan { fast_cond, fast_body }
-    }
-}
-
-impl FastBody {
-    fn of(body: &Block, types: &[TensorType]) -> Option<FastBody> {
-        let mut origin: std::collections::HashMap<SlotId, Source> = body.params.iter().enumerate().map(|(i, &p)| (p, Source::State(i))).collect();
-        let mut kernels = Vec::new();
-        for step in &body.steps {
-            match &step.kind {
-                StepKind::Elementwise(k) => {
-                    let inputs = k.inputs.iter().map(|s| origin.get(s).copied().unwrap_or(Source::Slot(*s))).collect();
-                    let ty = types.get(k.out)?;
-                    let increment = ScalarExpr::new(&k.expr, &k.shape).and_then(|s| s.as_increment());
-                    kernels.push(BodyKernel { step: step.id, inputs, elements: ty.num_elements(), bytes: ty.byte_size(), esize: ty.elem.byte_size(), increment });
-                    origin.insert(k.out, Source::Kernel(kernels.len() - 1));
-                }
-                StepKind::Alias { src, dst } => {
-                    let o = origin.get(src).copied().unwrap_or(Source::Slot(*src));
-                    origin.insert(*dst, o);
-                }
-                _ => return None,
-            }
-        }
-        if body.results.len() != body.params.len() {
-            return None;
-        }
-        let mut next = Vec::with_capacity(body.results.len());
-        for (i, r) in body.results.iter().enumerate() {
-            next.push(match origin.get(r)? {
-                Source::State(j) if *j == i => None,
-                // Each kernel output becomes at most one state element (buffers are swapped).
-                Source::Kernel(k) if !next.contains(&Some(*k)) => Some(*k),
-                _ => return None,
-            });
-        }
-        Some(FastBody { kernels, next, counter: None })
     }
 }
 
@@ -262,12 +193,17 @@ impl Executable {
             b.as_mut_slice().copy_from_slice(src.as_slice());
             state.push(b);
         }
-        let mut outs: Vec<AlignedBytes> = fb.kernels.iter().map(|k| pool.take(k.bytes)).collect();
+        // An update in place writes its state element's buffer and needs none of its own.
+        let mut outs: Vec<AlignedBytes> = fb.kernels.iter().map(|k| pool.take(if k.home.is_some() { 0 } else { k.bytes })).collect();
         let mut exprs = Vec::with_capacity(fb.kernels.len());
         let mut ptrs: Vec<Vec<Ptr>> = Vec::with_capacity(fb.kernels.len());
         for k in &fb.kernels {
-            let Prepared::Expr(ex) = &self.prepared[k.step] else {
-                return Err(Error::internal("while body kernel without its prepared expression"));
+            let ex = match k.work {
+                Work::Expr { step } => match &self.prepared[step] {
+                    Prepared::Expr(ex) => Some(ex),
+                    _ => return Err(Error::internal("while body kernel without its prepared expression")),
+                },
+                _ => None,
             };
             exprs.push(ex);
             // Slots outside the loop are live throughout: their pointers are set once.
@@ -279,7 +215,7 @@ impl Executable {
         // Registers of kernels that fit one chunk, kept across iterations (their constants stay filled).
         let mut regs: Vec<Option<Vec<Buf>>> = fb.kernels.iter().zip(&exprs).map(|(k, ex)| {
             let one_chunk = k.elements > 1 && k.elements <= CHUNK;
-            one_chunk.then(|| ex.registers()).transpose()
+            ex.filter(|_| one_chunk).map(|ex| ex.registers()).transpose()
         }).collect::<Result<_>>()?;
         let mut first = true;
         // SAFETY: the counter's state buffer holds one element of its type.
@@ -306,6 +242,10 @@ impl Executable {
                     }
                     continue;
                 }
+                let Some(ex) = exprs[j] else {
+                    Self::run_copy_kernel(k, j, &mut state, &mut outs, slots)?;
+                    continue;
+                };
                 let list = &mut ptrs[j];
                 for (d, src) in list.iter_mut().zip(&k.inputs) {
                     match *src {
@@ -314,7 +254,6 @@ impl Executable {
                         Source::Slot(_) => {}
                     }
                 }
-                let ex = exprs[j];
                 let out = outs[j].as_mut_ptr();
                 match &mut regs[j] {
                     // SAFETY: the kernel's inputs are live buffers of the sizes its loads reach, and
@@ -333,7 +272,7 @@ impl Executable {
         for (&o, b) in outputs.iter().zip(state) {
             slots[o] = Some(Arc::new(b));
         }
-        pool.extend(outs);
+        pool.extend(outs.into_iter().filter(|b| !b.is_empty()));
         Ok(())
     }
 
@@ -460,6 +399,37 @@ mod tests {
                 _ => None,
             })
             .collect()
+    }
+
+    /// Per `while` of `text`: the homes of its fast body's update kernels, in order (None: the
+    /// loop runs the general way).
+    fn update_homes(text: &str) -> Vec<Option<Vec<Option<Source>>>> {
+        let module = validate(read_program(ProgramFormat::Mlir, text.as_bytes()).unwrap()).unwrap();
+        let p = Program::compile(&module).unwrap();
+        let Kind::Plan(e) = &p.kind else { panic!("not planned") };
+        e.prepared
+            .iter()
+            .filter_map(|p| match p {
+                Prepared::Loop(lp) => Some(lp.fast_body.as_ref().map(|b| {
+                    b.kernels.iter().filter(|k| matches!(&k.work, Work::Slice { kernel, .. } if kernel.update.is_some()) || matches!(&k.work, Work::Indexed(g) if g.updates.is_some())).map(|k| k.home).collect()
+                })),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// In `loop_updates.mlir` (run against the interpreter by the golden test) both loops run on
+    /// owned buffers, and the updates write in place exactly where nothing reads the old value.
+    #[test]
+    fn updates_write_in_place_where_no_one_reads_the_old_value() {
+        let homes = update_homes(include_str!("../../tests/golden/loop_updates.mlir"));
+        let [Some(first), Some(second)] = &homes[..] else { panic!("not both loops on the fast path: {homes:?}") };
+        // y[k] = ... into y (state 1); z's row update is read after it: a copy; g's set then add,
+        // a chain into g (state 4).
+        let [y, z, g_set, g_add] = first[..] else { panic!("updates of the first loop: {first:?}") };
+        assert_eq!((y, z, g_set, g_add), (Some(Source::State(1)), None, Some(Source::State(4)), Some(Source::State(4))));
+        // The scatter-add of the float-conditioned loop, into w (state 1).
+        assert_eq!(second[..], [Some(Source::State(1))]);
     }
 
     fn counting_loop(cond: &str, next: &str) -> String {

@@ -3,7 +3,7 @@
 //! this is the input's last use and nobody else holds it, so setting one row of a large carried
 //! array costs one row.
 
-use super::dynamic_slice::read_index;
+use super::dynamic_slice::{read_index, with_scratch};
 use apu_compiler::ir::ElementType as E;
 use apu_compiler::plan::indexed_copy::{adds, Geometry};
 use apu_compiler::plan::Combine;
@@ -18,8 +18,6 @@ fn for_each_run(g: &Geometry, indices: &[u8], mut f: impl FnMut(usize, usize, us
     if g.sizes.contains(&0) || g.batch_shape.contains(&0) {
         return Ok(());
     }
-    let big_strides = &g.big_strides;
-    let isize = g.index_elem.byte_size();
     // Runs along the last big dimension when the small tensor is contiguous there too.
     let (run, inner_dims) = match rank {
         0 => (1, 0),
@@ -28,9 +26,30 @@ fn for_each_run(g: &Geometry, indices: &[u8], mut f: impl FnMut(usize, usize, us
     };
     let runs_per_box: usize = g.sizes[..inner_dims].iter().product();
     let batches: usize = g.batch_shape.iter().product();
-    let mut coord = vec![0usize; g.batch_shape.len()];
-    let mut start = vec![0i128; rank];
-    let mut at = vec![0usize; inner_dims];
+    // Index bookkeeping on the stack: a loop scattering one element per iteration would
+    // otherwise allocate three vectors each time.
+    let nb = g.batch_shape.len();
+    with_scratch(nb + inner_dims, |counters: &mut [usize]| {
+        with_scratch(rank, |start: &mut [i128]| {
+            let (coord, at) = counters.split_at_mut(nb);
+            runs(g, indices, coord, start, at, (run, inner_dims, runs_per_box, batches), &mut f)
+        })
+    })
+}
+
+/// The loop of [`for_each_run`] over scratch counters `coord` (batch), `start` and `at` (box).
+fn runs(
+    g: &Geometry,
+    indices: &[u8],
+    coord: &mut [usize],
+    start: &mut [i128],
+    at: &mut [usize],
+    (run, inner_dims, runs_per_box, batches): (usize, usize, usize, usize),
+    f: &mut impl FnMut(usize, usize, usize),
+) -> Result<()> {
+    let rank = g.big_shape.len();
+    let big_strides = &g.big_strides;
+    let isize = g.index_elem.byte_size();
     for _ in 0..batches {
         let ibase: usize = coord.iter().zip(&g.batch_index_strides).map(|(c, s)| c * s).sum();
         let sbase: usize = coord.iter().zip(&g.batch_small_strides).map(|(c, s)| c * s).sum();

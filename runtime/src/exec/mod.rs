@@ -15,6 +15,7 @@ mod fold;
 pub mod fused;
 mod gemm;
 mod indexed_copy;
+mod loop_body;
 mod one_element;
 mod pool;
 mod reduce;

@@ -219,7 +219,7 @@ mod tests {
     #[test]
     fn one_element_agrees_with_the_vector_evaluator() {
         const VECTOR: [E; 7] = [E::F32, E::F64, E::S32, E::S64, E::U32, E::U64, E::Pred];
-        let mut checked = 0;
+        let (mut checked, mut scalar_checked) = (0, 0);
         let mut run = |e: &Expr, args: &[&[u8]]| {
             assert!(exact_on_vector_types(e), "{e:?}");
             let Ok(vector) = Compiled::new(e, &[], args.len()) else { return };
@@ -234,6 +234,13 @@ mod tests {
             }
             assert!(same_bits(elem, &got, &want), "{e:?} on {args:?}: one-element {got:?}, vector {want:?}");
             checked += 1;
+            // The scalar path, where it takes the expression, gives the same bits too.
+            if let Some(scalar) = ScalarExpr::new(e, &[]) {
+                let mut got = [0u8; 8];
+                unsafe { scalar.eval(&inputs, got.as_mut_ptr()) };
+                assert!(same_bits(elem, &got, &want), "{e:?} on {args:?}: scalar {got:?}, vector {want:?}");
+                scalar_checked += usize::from(e.elems.iter().any(|&t| t == E::F32 || t == E::F64));
+            }
         };
         for elem in VECTOR {
             let xs = samples(elem);
@@ -278,6 +285,8 @@ mod tests {
             }
         }
         assert!(checked > 2000, "only {checked} expressions had a vector form");
+        // Float cases on the scalar path: all but float-to-integer conversions.
+        assert!(scalar_checked > 2500, "only {scalar_checked} float expressions had a scalar form");
     }
 
     /// The integer scalar path's converts and selects (index arithmetic) agree with the

@@ -1,10 +1,17 @@
-//! Integer kernels of one element (a loop counter's `i + 1`, the condition `i < n`) evaluated
-//! directly on machine integers. Run through the chunked register evaluator, such a kernel costs
-//! register sets, dispatch and stores sized for vectors; in a `while` loop that runs thousands of
-//! times the per-iteration counter work then outweighs the loop's real work.
+//! Kernels of one element (a loop counter's `i + 1`, the condition `i < n`, a recurrence's
+//! `0.5 * y[i - 1] + x[i]`) evaluated directly on machine integers and floats. Run through the
+//! chunked register evaluator, such a kernel costs register sets, dispatch and stores sized for
+//! vectors, and through the interpreter's boxed scalar functions a call and a tagged value per op;
+//! in a `while` loop that runs thousands of times that outweighs the loop's real work.
+//!
+//! Floats take only the ops whose results are exact or correctly rounded (+, −, ×, ÷, maximum,
+//! minimum, negation, absolute value, comparisons, selects, conversions to floats), so this path
+//! gives the vector evaluator's bits (`one_element_agrees_with_the_vector_evaluator` holds it to
+//! that); transcendentals stay with the vector evaluator.
 
 use apu_compiler::ir::{BinaryOp, ComparisonDirection, ComparisonType, ElementType as E, UnaryOp};
 use apu_compiler::plan::{Expr, Instr, KScalar};
+use crate::interp::elementwise::{float_max, float_min};
 
 #[derive(Clone, Copy, Debug)]
 enum Op {
@@ -14,14 +21,16 @@ enum Op {
     Binary(BinaryOp, usize, usize),
     Unary(UnaryOp, usize),
     Compare(ComparisonDirection, usize, usize),
-    /// Integer or pred to integer or pred (of the register's type).
+    /// To the register's type from integer, pred or float (floats only to floats).
     Convert(usize),
     /// `pred ? x : y`.
     Select(usize, usize, usize),
 }
 
-/// A one-element expression over integers and `pred`. Every value is held as an `i64`: signed
-/// types sign-extended, unsigned ones zero-extended (u64 as its bit pattern), pred as 0/1.
+/// A one-element expression over integers, `pred` and floats. Every value is held as an `i64`:
+/// signed types sign-extended, unsigned ones zero-extended (u64 as its bit pattern), pred as 0/1,
+/// f32 and f64 as the bits of the f64 they equal (an f32 result is rounded to f32 after each op:
+/// for these ops on f32 operands that gives the correctly rounded f32).
 #[derive(Clone, Debug)]
 pub struct ScalarExpr {
     ops: Vec<Op>,
@@ -48,6 +57,23 @@ fn is_int(e: E) -> bool {
     matches!(e, E::S32 | E::S64 | E::U32 | E::U64 | E::Pred)
 }
 
+fn is_float(e: E) -> bool {
+    matches!(e, E::F32 | E::F64)
+}
+
+/// The float a held value of a float type stands for.
+#[inline(always)]
+fn f(v: i64) -> f64 {
+    f64::from_bits(v as u64)
+}
+
+/// Holds float `x` as a value of float type `e` (rounded to f32 for f32).
+#[inline(always)]
+fn hold(x: f64, e: E) -> i64 {
+    let x = if e == E::F32 { x as f32 as f64 } else { x };
+    x.to_bits() as i64
+}
+
 /// Wraps a result into the range of its element type.
 fn wrap(v: i64, e: E) -> i64 {
     match e {
@@ -64,7 +90,8 @@ pub(super) unsafe fn load(p: *const u8, offset: usize, e: E) -> i64 {
     match e {
         E::S32 => (p as *const i32).add(offset).read_unaligned() as i64,
         E::U32 => (p as *const u32).add(offset).read_unaligned() as i64,
-        E::S64 | E::U64 => (p as *const i64).add(offset).read_unaligned(),
+        E::S64 | E::U64 | E::F64 => (p as *const i64).add(offset).read_unaligned(),
+        E::F32 => ((p as *const f32).add(offset).read_unaligned() as f64).to_bits() as i64,
         _ => (*p.add(offset) != 0) as i64,
     }
 }
@@ -74,7 +101,8 @@ pub(super) unsafe fn load(p: *const u8, offset: usize, e: E) -> i64 {
 pub(super) unsafe fn store(out: *mut u8, v: i64, e: E) {
     match e {
         E::S32 | E::U32 => (out as *mut i32).write_unaligned(v as i32),
-        E::S64 | E::U64 => (out as *mut i64).write_unaligned(v),
+        E::S64 | E::U64 | E::F64 => (out as *mut i64).write_unaligned(v),
+        E::F32 => (out as *mut f32).write_unaligned(f(v) as f32),
         _ => *out = v as u8,
     }
 }
@@ -82,6 +110,18 @@ pub(super) unsafe fn store(out: *mut u8, v: i64, e: E) {
 /// `a b c` for held values of type `e` (the result type).
 #[inline(always)]
 fn binary(b: BinaryOp, a: i64, c: i64, e: E) -> i64 {
+    if is_float(e) {
+        let (x, y) = (f(a), f(c));
+        let r = match b {
+            BinaryOp::Add => x + y,
+            BinaryOp::Subtract => x - y,
+            BinaryOp::Multiply => x * y,
+            BinaryOp::Divide => x / y,
+            BinaryOp::Maximum => float_max(x, y),
+            _ => float_min(x, y),
+        };
+        return hold(r, e);
+    }
     let unsigned64 = e == E::U64;
     let r = match b {
         BinaryOp::Add => a.wrapping_add(c),
@@ -109,6 +149,13 @@ fn binary(b: BinaryOp, a: i64, c: i64, e: E) -> i64 {
 /// `op a` for a held value of type `e`, with the vector kernels' rules (see `int_unary!`).
 #[inline(always)]
 fn unary(op: UnaryOp, a: i64, e: E) -> i64 {
+    if is_float(e) {
+        // Exact on the held f64 of either type: the sign bit flipped or cleared.
+        return match op {
+            UnaryOp::Negate => hold(-f(a), e),
+            _ => hold(f(a).abs(), e),
+        };
+    }
     let unsigned = matches!(e, E::U32 | E::U64);
     let r = match op {
         UnaryOp::Not if e == E::Pred => a ^ 1,
@@ -125,6 +172,19 @@ fn unary(op: UnaryOp, a: i64, e: E) -> i64 {
 /// `a d c` as 0/1 for held values of the operands' type `e`.
 #[inline(always)]
 fn compare(d: ComparisonDirection, a: i64, c: i64, e: E) -> i64 {
+    if is_float(e) {
+        // IEEE: every comparison with a NaN is false but `!=`.
+        let (x, y) = (f(a), f(c));
+        let r = match d {
+            ComparisonDirection::Eq => x == y,
+            ComparisonDirection::Ne => x != y,
+            ComparisonDirection::Ge => x >= y,
+            ComparisonDirection::Gt => x > y,
+            ComparisonDirection::Le => x <= y,
+            ComparisonDirection::Lt => x < y,
+        };
+        return r as i64;
+    }
     // Held values order like their types except u64, compared as unsigned.
     let ord = if e == E::U64 { (a as u64).cmp(&(c as u64)) } else { a.cmp(&c) };
     let r = match d {
@@ -138,15 +198,34 @@ fn compare(d: ComparisonDirection, a: i64, c: i64, e: E) -> i64 {
     r as i64
 }
 
+/// Held value `v` of type `from` converted to type `to` (not float to integer or pred: `new`
+/// leaves those to the other evaluators).
+#[inline(always)]
+fn convert(v: i64, from: E, to: E) -> i64 {
+    match (is_float(from), to) {
+        // Two's complement truncation (held values are already extended from their type), and
+        // nonzero to true for pred.
+        (false, E::Pred) => (v != 0) as i64,
+        (false, E::F32) if from == E::U64 => ((v as u64 as f32) as f64).to_bits() as i64,
+        (false, E::F32) => ((v as f32) as f64).to_bits() as i64,
+        (false, E::F64) if from == E::U64 => (v as u64 as f64).to_bits() as i64,
+        (false, E::F64) => (v as f64).to_bits() as i64,
+        (false, _) => wrap(v, to),
+        (true, _) => hold(f(v), to),
+    }
+}
+
 impl ScalarExpr {
     /// The expression in scalar form, when it has one element and only ops this evaluator has.
     pub fn new(expr: &Expr, shape: &[i64]) -> Option<ScalarExpr> {
-        if shape.iter().product::<i64>() != 1 || expr.elems.len() != expr.instrs.len() || !expr.elems.iter().all(|&e| is_int(e)) {
+        if shape.iter().product::<i64>() != 1 || expr.elems.len() != expr.instrs.len() || !expr.elems.iter().all(|&e| is_int(e) || is_float(e)) {
             return None;
         }
         let mut ops = Vec::with_capacity(expr.instrs.len());
         for (i, ins) in expr.instrs.iter().enumerate() {
             let before = |r: usize| (r < i).then_some(r);
+            let e = expr.elems[i];
+            let operand = |r: usize| expr.elems.get(before(r)?).copied();
             let op = match ins {
                 Instr::Load { input, view } => Op::Load { input: *input, offset: view.offset },
                 Instr::Const(k) => Op::Const(match *k {
@@ -155,12 +234,17 @@ impl ScalarExpr {
                     KScalar::U32(v) => v as i64,
                     KScalar::U64(v) => v as i64,
                     KScalar::Pred(v) => v as i64,
-                    _ => return None,
+                    KScalar::F32(v) => hold(v as f64, E::F32),
+                    KScalar::F64(v) => hold(v, E::F64),
                 }),
                 Instr::Binary(b, x, y) => match b {
+                    BinaryOp::Add | BinaryOp::Subtract | BinaryOp::Multiply | BinaryOp::Divide | BinaryOp::Maximum | BinaryOp::Minimum if is_float(e) => {
+                        Op::Binary(*b, before(*x)?, before(*y)?)
+                    }
+                    _ if is_float(e) => return None,
                     // On pred only the logical ops: `wrap` would turn a pred add into xor.
                     BinaryOp::And | BinaryOp::Or | BinaryOp::Xor => Op::Binary(*b, before(*x)?, before(*y)?),
-                    _ if expr.elems[i] == E::Pred => return None,
+                    _ if e == E::Pred => return None,
                     BinaryOp::Add | BinaryOp::Subtract | BinaryOp::Multiply | BinaryOp::Maximum | BinaryOp::Minimum | BinaryOp::Divide | BinaryOp::Remainder => {
                         Op::Binary(*b, before(*x)?, before(*y)?)
                     }
@@ -168,17 +252,23 @@ impl ScalarExpr {
                 },
                 // JAX's `floor_divide` on integers compares signs.
                 Instr::Unary(u, x) => match u {
+                    UnaryOp::Negate | UnaryOp::Abs if is_float(e) => Op::Unary(*u, before(*x)?),
+                    _ if is_float(e) => return None,
                     UnaryOp::Not => Op::Unary(*u, before(*x)?),
-                    _ if expr.elems[i] == E::Pred => return None,
+                    _ if e == E::Pred => return None,
                     UnaryOp::Negate | UnaryOp::Abs | UnaryOp::Sign => Op::Unary(*u, before(*x)?),
                     _ => return None,
                 },
-                // Integer comparisons only; the operands' type decides signedness.
-                Instr::Compare(d, t, x, y) => match t {
-                    None | Some(ComparisonType::Signed | ComparisonType::Unsigned) => Op::Compare(*d, before(*x)?, before(*y)?),
+                // Integer comparisons (the operands' type decides signedness) and IEEE ones on
+                // floats; not the total order.
+                Instr::Compare(d, t, x, y) => match (t, is_float(operand(*x)?)) {
+                    (None | Some(ComparisonType::Signed | ComparisonType::Unsigned), false) | (None | Some(ComparisonType::Float), true) => {
+                        Op::Compare(*d, before(*x)?, before(*y)?)
+                    }
                     _ => return None,
                 },
                 // JAX's index arithmetic converts i32 to i32 before clamping indices.
+                Instr::Convert(x) if is_float(operand(*x)?) && !is_float(e) => return None,
                 Instr::Convert(x) => Op::Convert(before(*x)?),
                 // ... and selects `i + n` for a negative index.
                 Instr::Select(p, x, y) => Op::Select(before(*p)?, before(*x)?, before(*y)?),
@@ -213,7 +303,7 @@ impl ScalarExpr {
     pub fn as_increment(&self) -> Option<(usize, E, i64)> {
         let s = self.simple?;
         match s.op {
-            Op::Binary(BinaryOp::Add, ..) if s.offset == 0 && s.operand == s.result && s.result != E::Pred => Some((s.input, s.result, s.k)),
+            Op::Binary(BinaryOp::Add, ..) if s.offset == 0 && s.operand == s.result && s.result != E::Pred && is_int(s.result) => Some((s.input, s.result, s.k)),
             _ => None,
         }
     }
@@ -234,7 +324,7 @@ impl ScalarExpr {
         } else {
             d
         };
-        (s.offset == 0 && s.operand != E::Pred).then_some((s.input, d, s.operand, s.k))
+        (s.offset == 0 && s.operand != E::Pred && is_int(s.operand)).then_some((s.input, d, s.operand, s.k))
     }
 
     /// Evaluates the expression and stores its one result element at `out`.
@@ -270,10 +360,7 @@ impl ScalarExpr {
                 Op::Binary(b, x, y) => binary(b, vals[x], vals[y], e),
                 Op::Unary(u, x) => unary(u, vals[x], e),
                 Op::Compare(d, x, y) => compare(d, vals[x], vals[y], self.elems[x]),
-                // Two's complement truncation (held values are already extended from their type),
-                // and nonzero to true for pred.
-                Op::Convert(x) if e == E::Pred => (vals[x] != 0) as i64,
-                Op::Convert(x) => wrap(vals[x], e),
+                Op::Convert(x) => convert(vals[x], self.elems[x], e),
                 Op::Select(p, x, y) => {
                     if vals[p] != 0 {
                         vals[x]
@@ -428,9 +515,27 @@ mod tests {
         let x = e.push(load(0), E::S32);
         e.push(Instr::Binary(BinaryOp::ShiftLeft, x, x), E::S32);
         assert!(ScalarExpr::new(&e, &[]).is_none(), "shifts are left to the vector evaluator");
-        let mut f = Expr::default();
-        f.push(load(0), E::F32);
-        assert!(ScalarExpr::new(&f, &[]).is_none(), "floats are not handled");
+        // Floats: only the exact ops; transcendentals, float-to-integer conversions and the
+        // total order are left to the other evaluators.
+        let float_expr = |op: Instr, result: E| {
+            let mut f = Expr::default();
+            let x = f.push(load(0), E::F32);
+            let op = match op {
+                Instr::Unary(u, _) => Instr::Unary(u, x),
+                Instr::Convert(_) => Instr::Convert(x),
+                Instr::Compare(d, t, _, _) => Instr::Compare(d, t, x, x),
+                other => other,
+            };
+            f.push(op, result);
+            ScalarExpr::new(&f, &[])
+        };
+        assert!(float_expr(Instr::Unary(UnaryOp::Negate, 0), E::F32).is_some());
+        assert!(float_expr(Instr::Convert(0), E::F64).is_some());
+        assert!(float_expr(Instr::Compare(ComparisonDirection::Lt, Some(ComparisonType::Float), 0, 0), E::Pred).is_some());
+        assert!(float_expr(Instr::Unary(UnaryOp::Tanh, 0), E::F32).is_none(), "tanh");
+        assert!(float_expr(Instr::Unary(UnaryOp::Sign, 0), E::F32).is_none(), "sign");
+        assert!(float_expr(Instr::Convert(0), E::S32).is_none(), "f32 to s32");
+        assert!(float_expr(Instr::Compare(ComparisonDirection::Lt, Some(ComparisonType::TotalOrder), 0, 0), E::Pred).is_none(), "total order");
         let mut g = Expr::default();
         g.push(load(0), E::S32);
         assert!(ScalarExpr::new(&g, &[2]).is_none(), "two elements");

@@ -168,7 +168,7 @@ pub fn unary_fn(op: UnaryOp, elem: ElementType) -> Result<UnaryFn> {
 }
 
 /// IEEE-754 `maximum`/`minimum`: NaN if either operand is NaN, and +0 > -0.
-fn float_max(x: f64, y: f64) -> f64 {
+pub(crate) fn float_max(x: f64, y: f64) -> f64 {
     if x.is_nan() || y.is_nan() {
         f64::NAN
     } else if x == y {
@@ -179,7 +179,7 @@ fn float_max(x: f64, y: f64) -> f64 {
         y
     }
 }
-fn float_min(x: f64, y: f64) -> f64 {
+pub(crate) fn float_min(x: f64, y: f64) -> f64 {
     if x.is_nan() || y.is_nan() {
         f64::NAN
     } else if x == y {
