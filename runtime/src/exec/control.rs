@@ -387,35 +387,33 @@ mod tests {
         assert_eq!(s32(1, D::Gt, 0).trips(5), None);
     }
 
-    /// The counters of the loops in `text`, one per `while` (outermost first).
-    fn loop_counters(text: &str) -> Vec<Option<Counter>> {
+    /// `f` of each `while` step's prepared loop in `text` (outermost first).
+    fn per_loop<T>(text: &str, f: impl Fn(&LoopPlan) -> T) -> Vec<T> {
         let module = validate(read_program(ProgramFormat::Mlir, text.as_bytes()).unwrap()).unwrap();
         let p = Program::compile(&module).unwrap();
         let Kind::Plan(e) = &p.kind else { panic!("not planned") };
         e.prepared
             .iter()
             .filter_map(|p| match p {
-                Prepared::Loop(lp) => Some(lp.fast_body.as_ref().and_then(|b| b.counter)),
+                Prepared::Loop(lp) => Some(f(lp)),
                 _ => None,
             })
             .collect()
     }
 
+    /// The counters of the loops in `text`, one per `while` (outermost first).
+    fn loop_counters(text: &str) -> Vec<Option<Counter>> {
+        per_loop(text, |lp| lp.fast_body.as_ref().and_then(|b| b.counter))
+    }
+
     /// Per `while` of `text`: the homes of its fast body's update kernels, in order (None: the
     /// loop runs the general way).
     fn update_homes(text: &str) -> Vec<Option<Vec<Option<Source>>>> {
-        let module = validate(read_program(ProgramFormat::Mlir, text.as_bytes()).unwrap()).unwrap();
-        let p = Program::compile(&module).unwrap();
-        let Kind::Plan(e) = &p.kind else { panic!("not planned") };
-        e.prepared
-            .iter()
-            .filter_map(|p| match p {
-                Prepared::Loop(lp) => Some(lp.fast_body.as_ref().map(|b| {
-                    b.kernels.iter().filter(|k| matches!(&k.work, Work::Slice { kernel, .. } if kernel.update.is_some()) || matches!(&k.work, Work::Indexed(g) if g.updates.is_some())).map(|k| k.home).collect()
-                })),
-                _ => None,
+        per_loop(text, |lp| {
+            lp.fast_body.as_ref().map(|b| {
+                b.kernels.iter().filter(|k| k.is_update()).map(|k| k.home).collect()
             })
-            .collect()
+        })
     }
 
     /// In `loop_updates.mlir` (run against the interpreter by the golden test) both loops run on

@@ -61,7 +61,7 @@ pub(super) struct BodyKernel {
 }
 
 impl BodyKernel {
-    fn is_update(&self) -> bool {
+    pub(super) fn is_update(&self) -> bool {
         match &self.work {
             Work::Slice { kernel, .. } => kernel.update.is_some(),
             Work::Indexed(k) => k.updates.is_some(),

@@ -11,7 +11,7 @@
 
 use apu_compiler::ir::{BinaryOp, ComparisonDirection, ComparisonType, ElementType as E, UnaryOp};
 use apu_compiler::plan::{Expr, Instr, KScalar};
-use crate::interp::elementwise::{float_max, float_min};
+use crate::interp::elementwise::{float_max, float_min, order};
 
 #[derive(Clone, Copy, Debug)]
 enum Op {
@@ -172,28 +172,12 @@ fn unary(op: UnaryOp, a: i64, e: E) -> i64 {
 /// `a d c` as 0/1 for held values of the operands' type `e`.
 #[inline(always)]
 fn compare(d: ComparisonDirection, a: i64, c: i64, e: E) -> i64 {
-    if is_float(e) {
-        // IEEE: every comparison with a NaN is false but `!=`.
-        let (x, y) = (f(a), f(c));
-        let r = match d {
-            ComparisonDirection::Eq => x == y,
-            ComparisonDirection::Ne => x != y,
-            ComparisonDirection::Ge => x >= y,
-            ComparisonDirection::Gt => x > y,
-            ComparisonDirection::Le => x <= y,
-            ComparisonDirection::Lt => x < y,
-        };
-        return r as i64;
-    }
-    // Held values order like their types except u64, compared as unsigned.
-    let ord = if e == E::U64 { (a as u64).cmp(&(c as u64)) } else { a.cmp(&c) };
-    let r = match d {
-        ComparisonDirection::Eq => ord.is_eq(),
-        ComparisonDirection::Ne => ord.is_ne(),
-        ComparisonDirection::Ge => ord.is_ge(),
-        ComparisonDirection::Gt => ord.is_gt(),
-        ComparisonDirection::Le => ord.is_le(),
-        ComparisonDirection::Lt => ord.is_lt(),
+    // Floats as IEEE (every comparison with a NaN false but `!=`); held integers order like
+    // their types except u64, compared as unsigned.
+    let r = match e {
+        E::F32 | E::F64 => order(d, f(a), f(c)),
+        E::U64 => order(d, a as u64, c as u64),
+        _ => order(d, a, c),
     };
     r as i64
 }

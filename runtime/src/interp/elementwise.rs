@@ -307,7 +307,8 @@ fn total_order_key(x: f64) -> i64 {
     }
 }
 
-fn order<T: PartialOrd>(dir: ComparisonDirection, x: T, y: T) -> bool {
+#[inline(always)]
+pub(crate) fn order<T: PartialOrd>(dir: ComparisonDirection, x: T, y: T) -> bool {
     use ComparisonDirection as D;
     match dir {
         D::Eq => x == y,
