@@ -9,6 +9,8 @@
 //! increment) and one-element slices and updates ([`super::loop_body`]) runs on buffers and
 //! registers set up once per loop: each kernel writes its own buffer (or, an update, its operand's
 //! in place), and a state element produced by a kernel swaps buffers with it after each iteration.
+//! Runs of one-element kernels in such a body run as one register program each
+//! ([`super::body_program`]) instead of kernel by kernel.
 
 use super::fused::{Buf, CHUNK};
 use super::loop_body::{FastBody, Source, Work};
@@ -217,6 +219,22 @@ impl Executable {
             let one_chunk = k.elements > 1 && k.elements <= CHUNK;
             ex.filter(|_| one_chunk).map(|ex| ex.registers()).transpose()
         }).collect::<Result<_>>()?;
+        // Register files of the body's programs, and the pointers their ops address (slots
+        // outside the loop set once, the loop's own buffers before each run).
+        let mut files: Vec<Vec<i64>> = fb.programs.iter().map(|p| p.registers()).collect();
+        let mut bases: Vec<Vec<*mut u8>> = fb
+            .programs
+            .iter()
+            .map(|p| {
+                p.bases
+                    .iter()
+                    .map(|src| match *src {
+                        Source::Slot(s) => Self::slot_ptr(slots, s).map(|p| p.0 as *mut u8),
+                        _ => Ok(std::ptr::null_mut()),
+                    })
+                    .collect::<Result<_>>()
+            })
+            .collect::<Result<_>>()?;
         let mut first = true;
         // SAFETY: the counter's state buffer holds one element of its type.
         let counted = fb.counter.and_then(|c| c.trips(unsafe { scalar::load(state[c.state].as_ptr(), 0, c.elem) }).map(|n| (c, n)));
@@ -232,7 +250,26 @@ impl Executable {
                     }
                 }
             }
+            let (mut program, mut skip_to) = (0, 0);
             for (j, k) in fb.kernels.iter().enumerate() {
+                if j < skip_to {
+                    continue;
+                }
+                if let Some(p) = fb.programs.get(program).filter(|p| p.start == j) {
+                    let b = &mut bases[program];
+                    for (d, src) in b.iter_mut().zip(&p.bases) {
+                        match *src {
+                            Source::State(i) => *d = state[i].as_mut_ptr(),
+                            Source::Kernel(m) => *d = outs[m].as_mut_ptr(),
+                            Source::Slot(_) => {}
+                        }
+                    }
+                    // SAFETY: the bases are the live buffers the program was built for (a slot's
+                    // stays live through the loop), and the program writes only the loop's own.
+                    unsafe { p.run(&mut files[program], b) };
+                    (program, skip_to) = (program + 1, p.end);
+                    continue;
+                }
                 if let Some(c) = counter.filter(|c| c.kernel == j) {
                     // SAFETY: one element of the counter's type in each buffer; `trips` checked
                     // that no value of the loop wraps.
@@ -414,6 +451,42 @@ mod tests {
                 b.kernels.iter().filter(|k| k.is_update()).map(|k| k.home).collect()
             })
         })
+    }
+
+    /// Per `while` of `text`: its fast body's kernels as letters (`e` elementwise, `s` slice or
+    /// update, `i` gather or scatter; capitals for kernels a register program runs), None when the
+    /// loop runs the general way.
+    fn program_cover(text: &str) -> Vec<Option<String>> {
+        per_loop(text, |lp| {
+            lp.fast_body.as_ref().map(|b| {
+                b.kernels
+                    .iter()
+                    .enumerate()
+                    .map(|(j, k)| {
+                        let c = match k.work {
+                            Work::Expr { .. } => 'e',
+                            Work::Slice { .. } => 's',
+                            Work::Indexed(_) => 'i',
+                        };
+                        if b.programs.iter().any(|p| (p.start..p.end).contains(&j)) { c.to_ascii_uppercase() } else { c }
+                    })
+                    .collect()
+            })
+        })
+    }
+
+    /// The golden programs' loops run their one-element kernels as register programs; the runs
+    /// break at kernels of more elements, transcendentals and updates into copies.
+    #[test]
+    fn one_element_runs_become_programs() {
+        // loop_programs.mlir: outside the programs only the update of `a` (its old value is read
+        // after it: a copy), the two-element start vector and the fused tanh sum.
+        let cover = program_cover(include_str!("../../tests/golden/loop_programs.mlir"));
+        assert_eq!(cover, [Some("EESEEsEEESEEeIIESESEESESESEESSEESEeE".to_string()), Some("EEE".to_string())]);
+        // loop_updates.mlir: row slices and updates, the row gather and the row arithmetic stay
+        // kernels.
+        let cover = program_cover(include_str!("../../tests/golden/loop_updates.mlir"));
+        assert_eq!(cover, [Some("EEESSEESEEsesEseESIEIiEeE".to_string()), Some("EEIE".to_string())]);
     }
 
     /// In `loop_updates.mlir` (run against the interpreter by the golden test) both loops run on

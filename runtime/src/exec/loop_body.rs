@@ -8,6 +8,7 @@
 //! earlier kernel's buffer, a slot outside the loop), and an update of a state element that
 //! nothing reads afterwards writes that element's buffer in place.
 
+use super::body_program::BodyProgram;
 use super::dynamic_slice::{self, read_index};
 use super::indexed_copy;
 use super::scalar::ScalarExpr;
@@ -51,6 +52,10 @@ pub(super) struct BodyKernel {
     pub(super) bytes: usize,
     /// Bytes per element of the output.
     pub(super) esize: usize,
+    /// The output's element type.
+    pub(super) elem: ElementType,
+    /// An elementwise kernel of one element in scalar form.
+    pub(super) scalar: Option<ScalarExpr>,
     /// `(input, type, k)` when the kernel is `x + k` for a constant `k`.
     pub(super) increment: Option<(usize, ElementType, i64)>,
     /// Where an update writes instead of a buffer of its own: the buffer of its operand, which
@@ -80,6 +85,8 @@ pub(super) struct FastBody {
     pub(super) next: Vec<Option<usize>>,
     /// The loop's counter, when it has one the condition bounds.
     pub(super) counter: Option<super::control::Counter>,
+    /// Runs of one-element kernels compiled to register programs, in kernel order.
+    pub(super) programs: Vec<BodyProgram>,
 }
 
 impl FastBody {
@@ -110,12 +117,13 @@ impl FastBody {
                 _ => return None,
             };
             let ty = types.get(out)?;
-            let increment = match &step.kind {
-                StepKind::Elementwise(k) => ScalarExpr::new(&k.expr, &k.shape).and_then(|s| s.as_increment()),
+            let scalar = match &step.kind {
+                StepKind::Elementwise(k) => ScalarExpr::new(&k.expr, &k.shape),
                 _ => None,
             };
-            let (elements, bytes, esize) = (ty.num_elements(), ty.byte_size(), ty.elem.byte_size());
-            kernels.push(BodyKernel { work, inputs, elements, bytes, esize, increment, home: None });
+            let increment = scalar.as_ref().and_then(|s| s.as_increment());
+            let (elements, bytes, esize, elem) = (ty.num_elements(), ty.byte_size(), ty.elem.byte_size(), ty.elem);
+            kernels.push(BodyKernel { work, inputs, elements, bytes, esize, elem, scalar, increment, home: None });
             origin.insert(out, Source::Kernel(kernels.len() - 1));
         }
         if body.results.len() != body.params.len() {
@@ -130,8 +138,9 @@ impl FastBody {
                 _ => return None,
             });
         }
-        let mut fb = FastBody { kernels, next, counter: None };
+        let mut fb = FastBody { kernels, next, counter: None, programs: Vec::new() };
         fb.update_in_place();
+        fb.programs = BodyProgram::all(&fb);
         Some(fb)
     }
 

@@ -6,6 +6,7 @@
 //! `APU_NUM_THREADS` sets the worker count.
 
 mod arg_reduce;
+mod body_program;
 mod claims;
 mod control;
 mod conv;

@@ -14,7 +14,7 @@ use apu_compiler::plan::{Expr, Instr, KScalar};
 use crate::interp::elementwise::{float_max, float_min, order};
 
 #[derive(Clone, Copy, Debug)]
-enum Op {
+pub(super) enum Op {
     /// Element `offset` of input `input`.
     Load { input: usize, offset: usize },
     Const(i64),
@@ -57,7 +57,7 @@ fn is_int(e: E) -> bool {
     matches!(e, E::S32 | E::S64 | E::U32 | E::U64 | E::Pred)
 }
 
-fn is_float(e: E) -> bool {
+pub(super) fn is_float(e: E) -> bool {
     matches!(e, E::F32 | E::F64)
 }
 
@@ -109,7 +109,7 @@ pub(super) unsafe fn store(out: *mut u8, v: i64, e: E) {
 
 /// `a b c` for held values of type `e` (the result type).
 #[inline(always)]
-fn binary(b: BinaryOp, a: i64, c: i64, e: E) -> i64 {
+pub(super) fn binary(b: BinaryOp, a: i64, c: i64, e: E) -> i64 {
     if is_float(e) {
         let (x, y) = (f(a), f(c));
         let r = match b {
@@ -148,7 +148,7 @@ fn binary(b: BinaryOp, a: i64, c: i64, e: E) -> i64 {
 
 /// `op a` for a held value of type `e`, with the vector kernels' rules (see `int_unary!`).
 #[inline(always)]
-fn unary(op: UnaryOp, a: i64, e: E) -> i64 {
+pub(super) fn unary(op: UnaryOp, a: i64, e: E) -> i64 {
     if is_float(e) {
         // Exact on the held f64 of either type: the sign bit flipped or cleared.
         return match op {
@@ -171,7 +171,7 @@ fn unary(op: UnaryOp, a: i64, e: E) -> i64 {
 
 /// `a d c` as 0/1 for held values of the operands' type `e`.
 #[inline(always)]
-fn compare(d: ComparisonDirection, a: i64, c: i64, e: E) -> i64 {
+pub(super) fn compare(d: ComparisonDirection, a: i64, c: i64, e: E) -> i64 {
     // Floats as IEEE (every comparison with a NaN false but `!=`); held integers order like
     // their types except u64, compared as unsigned.
     let r = match e {
@@ -185,7 +185,7 @@ fn compare(d: ComparisonDirection, a: i64, c: i64, e: E) -> i64 {
 /// Held value `v` of type `from` converted to type `to` (not float to integer or pred: `new`
 /// leaves those to the other evaluators).
 #[inline(always)]
-fn convert(v: i64, from: E, to: E) -> i64 {
+pub(super) fn convert(v: i64, from: E, to: E) -> i64 {
     match (is_float(from), to) {
         // Two's complement truncation (held values are already extended from their type), and
         // nonzero to true for pred.
@@ -280,6 +280,11 @@ impl ScalarExpr {
             _ => return None,
         };
         Some(Simple { input: load.0, offset: load.1, operand: elems[x], result: elems[2], k, k_left, op: *op })
+    }
+
+    /// The ops in order (op `i`'s value is value `i`) and the type of each value.
+    pub(super) fn parts(&self) -> (&[Op], &[E]) {
+        (&self.ops, &self.elems)
     }
 
     /// `(input, type, k)` when the expression is `x + k` (or `k + x`) for element 0 of input
