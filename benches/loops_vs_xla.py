@@ -4,9 +4,10 @@
     python benches/loops_vs_xla.py [--quick]
 
 Loop bodies of one-element work as JAX writes them: integer helpers (`//`, `%`), index normalization
-and `dynamic_slice` / `dynamic_update_slice` / scatter of single elements or rows. apu runs these as plan
-steps (a `lax.scan` whose body is all elementwise takes the fast loop and is in benches/jax_vs_xla.py);
-XLA:CPU compiles the loop. Timing as in benches/jax_vs_xla.py; results are compared first.
+and `dynamic_slice` / `dynamic_update_slice` / scatter of single elements or rows. apu runs these bodies
+on buffers the loop owns, its runs of one-element kernels as register programs (docs/decisions.md 54 and
+55; a `lax.scan` whose body is all elementwise is in benches/jax_vs_xla.py); XLA:CPU compiles the loop.
+Timing as in benches/jax_vs_xla.py; results are compared first.
 """
 
 from __future__ import annotations
