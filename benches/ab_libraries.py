@@ -5,7 +5,7 @@ says little. Here both libraries are registered as JAX platforms of their own ("
 same inputs are placed on each and on XLA:CPU, and rounds of back-to-back calls alternate A, B, CPU;
 each ratio is the median of the per-round ratios, so a slow minute hits all three alike.
 
-    python benches/ab_libraries.py BEFORE.so AFTER.so [--only SUBSTRING] [--pairs N]
+    python benches/ab_libraries.py BEFORE.so AFTER.so [--only SUBSTRING] [--pairs N] [--loops]
 
 (copy `target/release/libapu.so` aside before rebuilding: a library cannot be registered twice from
 one path). Prints per workload: A, B and XLA:CPU medians, A/CPU, B/CPU and B/A.
@@ -30,6 +30,8 @@ def main():
     ap.add_argument("--only", default="", help="time only workloads whose name contains this")
     ap.add_argument("--pairs", type=int, default=11, help="rounds per library")
     ap.add_argument("--round-seconds", type=float, default=0.1)
+    ap.add_argument("--loops", action="store_true",
+                    help="time the general loops of benches/loops_vs_xla.py instead of the main table's workloads")
     args = ap.parse_args()
     for name, path in (("apua", args.a), ("apub", args.b)):
         if not os.path.exists(path):
@@ -40,8 +42,13 @@ def main():
     import numpy as np
     import jax_vs_xla as bench
 
+    if args.loops:
+        import loops_vs_xla
+        workloads = loops_vs_xla.workloads(np.random.default_rng(0), quick=False)
+    else:
+        workloads = bench.workloads(np.random.default_rng(0), quick=False)
     devices = {k: jax.devices(k)[0] for k in ("apua", "apub", "cpu")}
-    for name, fn, inputs in bench.workloads(np.random.default_rng(0), quick=False):
+    for name, fn, inputs in workloads:
         if args.only not in name:
             continue
         placed = {k: jax.device_put(inputs, d) for k, d in devices.items()}

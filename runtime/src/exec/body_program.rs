@@ -425,7 +425,10 @@ impl BodyProgram {
     pub(super) fn all(fb: &FastBody) -> Vec<BodyProgram> {
         // Results read outside their run, or as a buffer (a slice's operand), are stored.
         let n = fb.kernels.len();
-        let fit: Vec<bool> = fb.kernels.iter().map(fits).collect();
+        // The counter's kernel is not run: a counted loop stores the counter's next value itself
+        // (and one whose trip count is not known at entry evaluates the kernel on its own).
+        let counter = fb.counter.map(|c| c.kernel());
+        let fit: Vec<bool> = fb.kernels.iter().enumerate().map(|(j, k)| Some(j) != counter && fits(k)).collect();
         let mut runs = Vec::new();
         let mut j = 0;
         while j < n {

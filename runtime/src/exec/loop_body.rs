@@ -85,11 +85,20 @@ pub(super) struct FastBody {
     pub(super) next: Vec<Option<usize>>,
     /// The loop's counter, when it has one the condition bounds.
     pub(super) counter: Option<super::control::Counter>,
-    /// Runs of one-element kernels compiled to register programs, in kernel order.
+    /// Runs of one-element kernels compiled to register programs, in kernel order; built by
+    /// [`FastBody::compile_programs`] once the counter is known.
     pub(super) programs: Vec<BodyProgram>,
 }
 
 impl FastBody {
+    /// Compiles the body's runs of one-element kernels into register programs. Called after
+    /// `counter` is set: a counted loop stores its counter's next value directly, so that kernel
+    /// stays out of the programs (inside one it would cost a load, an add and a store each
+    /// iteration, and the direct store would never run).
+    pub(super) fn compile_programs(&mut self) {
+        self.programs = BodyProgram::all(self);
+    }
+
     pub(super) fn of(body: &Block, types: &[TensorType]) -> Option<FastBody> {
         let mut origin: HashMap<SlotId, Source> = body.params.iter().enumerate().map(|(i, &p)| (p, Source::State(i))).collect();
         let source = |origin: &HashMap<SlotId, Source>, s: &SlotId| origin.get(s).copied().unwrap_or(Source::Slot(*s));
@@ -140,7 +149,6 @@ impl FastBody {
         }
         let mut fb = FastBody { kernels, next, counter: None, programs: Vec::new() };
         fb.update_in_place();
-        fb.programs = BodyProgram::all(&fb);
         Some(fb)
     }
 
