@@ -1,5 +1,7 @@
 //! apu's compiler: one IR at StableHLO level, the readers that produce it, the validator that
-//! turns a [`ir::Module`] into a [`valid::ValidModule`], and (later) the passes and the planner.
+//! turns a [`ir::Module`] into a [`valid::ValidModule`], the passes that simplify it and the
+//! planner that lowers it. The compile pipeline that runs them in order is the runtime's
+//! `client::compile`.
 //!
 //! This crate never sees FFI: the plugin hands it bytes and a format string.
 

@@ -1,4 +1,4 @@
-//! `xla.CompileOptionsProto`: the `compile_options` bytes of `PJRT_Client_Compile`.
+//! `xla.CompileOptionsProto`: the compile options a framework hands over with a program.
 //!
 //! The fields apu acts on are decoded into [`CompileOptions`]; the decoded proto (our subset)
 //! and the original bytes stay available for anything else (debug options, environment
@@ -22,6 +22,20 @@ pub struct DeviceAssignment {
 impl DeviceAssignment {
     pub fn device(&self, replica: usize, partition: usize) -> Option<i64> {
         self.devices.get(partition)?.get(replica).copied()
+    }
+
+    /// Serialized as an `xla.DeviceAssignmentProto`.
+    pub fn encode(&self) -> Vec<u8> {
+        DeviceAssignmentProto {
+            replica_count: self.replica_count as i32,
+            computation_count: self.computation_count as i32,
+            computation_devices: self
+                .devices
+                .iter()
+                .map(|ids| proto::device_assignment_proto::ComputationDevice { replica_device_ids: ids.clone() })
+                .collect(),
+        }
+        .encode_to_vec()
     }
 }
 
@@ -166,6 +180,9 @@ mod tests {
         let o = CompileOptions::decode(&p.encode_to_vec()).unwrap();
         assert_eq!((o.device_ordinal, o.num_replicas, o.num_partitions), (3, 2, 1));
         assert_eq!(o.device_assignment.as_ref().unwrap().device(1, 0), Some(5));
+        let da = o.device_assignment.as_ref().unwrap();
+        let again = DeviceAssignmentProto::decode(da.encode().as_slice()).unwrap();
+        assert_eq!(&again, p.executable_build_options.as_ref().unwrap().device_assignment.as_ref().unwrap());
 
         let mut bad = p.clone();
         bad.executable_build_options.as_mut().unwrap().num_partitions = -2;

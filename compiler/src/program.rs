@@ -31,6 +31,29 @@ impl ProgramFormat {
 /// The magic number that starts MLIR bytecode.
 pub const MLIR_BYTECODE_MAGIC: &[u8; 4] = b"ML\xefR";
 
+/// The format of a program file, from its bytes (for files, which carry no format name): MLIR
+/// bytecode by its magic, text if it is UTF-8 that looks like MLIR, else a serialized HloModuleProto.
+pub fn detect_format(code: &[u8]) -> ProgramFormat {
+    if code.starts_with(MLIR_BYTECODE_MAGIC) {
+        return ProgramFormat::Mlir;
+    }
+    match std::str::from_utf8(code) {
+        Ok(text) if text.contains("func") || text.trim_start().starts_with("module") => ProgramFormat::Mlir,
+        _ => ProgramFormat::Hlo,
+    }
+}
+
+impl ProgramFormat {
+    /// The PJRT name of the format (what [`ProgramFormat::parse`] reads).
+    pub fn name(self) -> &'static str {
+        match self {
+            ProgramFormat::Mlir => "mlir",
+            ProgramFormat::Hlo => "hlo",
+            ProgramFormat::HloWithConfig => "hlo_with_config",
+        }
+    }
+}
+
 /// Reads a program in the given PJRT format into a module.
 pub fn read_program(format: ProgramFormat, code: &[u8]) -> Result<Module> {
     match format {
@@ -46,5 +69,21 @@ pub fn read_program(format: ProgramFormat, code: &[u8]) -> Result<Module> {
         }
         ProgramFormat::Hlo => crate::hlo::read_hlo_module_proto(code),
         ProgramFormat::HloWithConfig => crate::hlo::read_hlo_module_proto_with_config(code),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_are_detected_from_bytes() {
+        assert_eq!(detect_format(b"ML\xefR\x00rest"), ProgramFormat::Mlir);
+        assert_eq!(detect_format(b"func.func @main() {\n}"), ProgramFormat::Mlir);
+        assert_eq!(detect_format(b"  module @m {}"), ProgramFormat::Mlir);
+        assert_eq!(detect_format(b"\x0a\x03abc"), ProgramFormat::Hlo);
+        for f in [ProgramFormat::Mlir, ProgramFormat::Hlo, ProgramFormat::HloWithConfig] {
+            assert_eq!(ProgramFormat::parse(f.name()).unwrap(), f);
+        }
     }
 }

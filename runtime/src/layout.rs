@@ -2,7 +2,7 @@
 //! strides (numpy views, transposed layouts, padded rows). Strides may be zero or negative, so every
 //! copy first computes the byte range it touches and checks it against the slice it was given.
 
-use crate::{Error, Result};
+use apu_compiler::{Error, Result};
 use apu_compiler::ir::same_dims;
 
 /// Byte strides of the dense row-major layout of `shape` with `elem_size`-byte elements.

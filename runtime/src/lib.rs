@@ -2,7 +2,9 @@
 //! plan executor, which splits large kernels across a team of helper threads. Never sees FFI.
 
 pub mod buffer;
+pub mod client;
 pub mod device;
+pub mod error;
 pub mod event;
 pub mod exec;
 pub mod interp;
@@ -13,7 +15,7 @@ mod pages;
 mod spin;
 pub mod tensor;
 
-pub use apu_compiler::{Error, Result};
+pub use error::{Code, Error, Result};
 pub use buffer::{BufferPromise, DeviceBuffer};
 pub use device::DeviceQueue;
 pub use event::{Event, Outcome};

@@ -113,9 +113,9 @@ pub struct Tensor {
 
 impl Tensor {
     /// A tensor from bytes; fails if the byte count does not match the type.
-    pub fn from_bytes(ty: TensorType, bytes: &[u8]) -> crate::Result<Self> {
+    pub fn from_bytes(ty: TensorType, bytes: &[u8]) -> apu_compiler::Result<Self> {
         if bytes.len() != ty.byte_size() {
-            return Err(crate::Error::invalid(format!(
+            return Err(apu_compiler::Error::invalid(format!(
                 "tensor of type {ty} needs {} bytes, got {}",
                 ty.byte_size(),
                 bytes.len()

@@ -6,9 +6,9 @@
 //!                                        execute it on the APU (inputs in0, in1, … in @main order)
 //! ```
 
-use apu_compiler::program::{read_program, ProgramFormat, MLIR_BYTECODE_MAGIC};
-use apu_compiler::valid::validate;
-use apu_runtime::{exec, npz, Tensor};
+use apu_compiler::program::detect_format;
+use apu_runtime::client::compile::{compile, read_valid, Compiled};
+use apu_runtime::{npz, Tensor};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -36,26 +36,20 @@ fn dispatch(args: &[String]) -> Result<(), String> {
     }
 }
 
-/// The format of a program file, from its bytes: MLIR bytecode by its magic, text if it is UTF-8 that looks
-/// like MLIR, else a serialized HloModuleProto.
-fn detect_format(code: &[u8]) -> ProgramFormat {
-    if code.starts_with(MLIR_BYTECODE_MAGIC) {
-        return ProgramFormat::Mlir;
-    }
-    match std::str::from_utf8(code) {
-        Ok(text) if text.contains("func") || text.trim_start().starts_with("module") => ProgramFormat::Mlir,
-        _ => ProgramFormat::Hlo,
-    }
+fn read(path: &Path) -> Result<Vec<u8>, String> {
+    std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
 }
 
-fn load(path: &Path) -> Result<apu_compiler::valid::ValidModule, String> {
-    let code = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let module = read_program(detect_format(&code), &code).map_err(|e| format!("{}: {e}", path.display()))?;
-    validate(module).map_err(|e| format!("{}: {e}", path.display()))
+/// Compiles a program file through the plug-in's pipeline (`APU_EXECUTOR=interp` selects the
+/// reference interpreter).
+fn load(path: &Path) -> Result<Compiled, String> {
+    let code = read(path)?;
+    compile(detect_format(&code).name(), &code).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 fn inspect(path: &Path) -> Result<(), String> {
-    let module = load(path)?;
+    let code = read(path)?;
+    let module = read_valid(detect_format(&code).name(), &code).map_err(|e| format!("{}: {e}", path.display()))?;
     print!("{}", apu_compiler::print::print_module(&module));
     Ok(())
 }
@@ -83,9 +77,7 @@ impl RunOptions {
 }
 
 fn run(path: &Path, opts: &RunOptions) -> Result<(), String> {
-    let module = load(path)?;
-    // The same executor the plugin uses (APU_EXECUTOR=interp selects the reference interpreter).
-    let program = exec::Program::compile(&module).map_err(|e| e.to_string())?;
+    let program = load(path)?.program;
     let inputs: Vec<Tensor> = match &opts.inputs {
         Some(p) => {
             let entries = npz::load_npz(p).map_err(|e| format!("{}: {e}", p.display()))?;

@@ -2,7 +2,7 @@
 //! outlive the call, and the option lists callers hand in. Also `PJRT_Plugin_Initialize` and
 //! `PJRT_Plugin_Attributes`.
 
-use super::error::ApiError;
+use super::api_error::ApiError;
 use super::guard::{args_min_size, entry, slice, string_arg, ApiResult};
 use apu_pjrt_api::*;
 use once_cell::sync::Lazy;

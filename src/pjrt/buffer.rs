@@ -4,7 +4,7 @@
 //! finished before `BufferFromHostBuffer` returns, so `done_with_host_buffer` is already complete.
 
 use super::client::{client, ClientState};
-use super::error::{ApiError, ErrorCode};
+use super::api_error::{code_from_raw, ApiError};
 use super::event::EventHandle;
 use super::guard::{args_min_size, entry, handle, slice, ApiResult};
 use super::host_layout::layout_byte_strides;
@@ -120,7 +120,7 @@ unsafe fn copy_from_host(data: *const c_void, ty: TensorType, byte_strides: &[i6
     // `tensor_type` has checked that the byte size fits the address space.
     let Some(mut bytes) = AlignedBytes::try_zeroed(ty.byte_size()) else {
         return Err(ApiError::new(
-            ErrorCode::ResourceExhausted,
+            apu_runtime::Code::ResourceExhausted,
             format!("cannot allocate a {ty} buffer: larger than the address space or than free memory"),
         ));
     };
@@ -234,13 +234,9 @@ pub(crate) unsafe extern "C" fn client_create_error_buffer(
         let message = unsafe {
             super::guard::string_arg(a.error_message, a.error_message_size, "error_message")?
         };
-        let code = super::error::ErrorCode::from_raw(a.error_code)
-            .unwrap_or(super::error::ErrorCode::Unknown);
         let promise = DeviceBuffer::pending(ty, device);
         let buffer = promise.buffer().clone();
-        promise.fulfill(Err(apu_compiler::Error::from(&ApiError::new(
-            code, message,
-        ))));
+        promise.fulfill(Err(apu_runtime::Error::new(code_from_raw(a.error_code), message)));
         a.buffer = BufferHandle::into_raw_as(c.state.clone(), buffer, a.shape_element_type);
         Ok(())
     })
@@ -336,7 +332,7 @@ pub(crate) unsafe extern "C" fn buffer_device(
 ) -> *mut PJRT_Error {
     entry("PJRT_Buffer_Device", args, |a| {
         let b = unsafe { buffer(a.buffer, "buffer")? };
-        a.device = b.client.device(b.buffer.device()).as_raw();
+        a.device = b.client.devices[b.buffer.device()].as_raw();
         Ok(())
     })
 }
@@ -346,7 +342,7 @@ pub(crate) unsafe extern "C" fn buffer_memory(
 ) -> *mut PJRT_Error {
     entry("PJRT_Buffer_Memory", args, |a| {
         let b = unsafe { buffer(a.buffer, "buffer")? };
-        a.memory = b.client.device(b.buffer.device()).default_memory();
+        a.memory = b.client.devices[b.buffer.device()].default_memory();
         Ok(())
     })
 }
@@ -399,7 +395,7 @@ pub(crate) unsafe extern "C" fn buffer_copy_to_device(
 ) -> *mut PJRT_Error {
     entry("PJRT_Buffer_CopyToDevice", args, |a| {
         let b = unsafe { buffer(a.buffer, "buffer")? };
-        let device = super::device::device_index(&b.client, a.dst_device)?;
+        let device = b.client.device_index(a.dst_device)?;
         a.dst_buffer = copy_to(b, device)?;
         Ok(())
     })
@@ -478,7 +474,7 @@ pub(crate) unsafe extern "C" fn buffer_to_host_buffer(
                 let tensor = source.contents_for_consumer()?;
                 // SAFETY: the caller keeps `dst_size` bytes at `dst` writable until `event` fires.
                 let out = unsafe { dst.bytes() };
-                scatter_strided(tensor.bytes(), out, 0, &tensor.ty.shape, &strides, elem)
+                Ok(scatter_strided(tensor.bytes(), out, 0, &tensor.ty.shape, &strides, elem)?)
             });
             if let Err(e) = &result {
                 // The caller may only watch the event; say it here too, so a failed copy is never silent.

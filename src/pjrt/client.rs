@@ -1,33 +1,23 @@
-//! `PJRT_Client`: owns the devices, memories and topology, creates buffers and compiles programs.
-//! The handle is a `Box<Client>`; everything else that must outlive the handle (buffers,
-//! executables) holds the shared [`ClientState`].
+//! `PJRT_Client`: the C view of a model client ([`apu_runtime::client::Client`]). The view owns the
+//! device, memory and topology objects whose pointers the C API hands out; everything that must
+//! outlive the handle (buffers, executables) holds the shared [`ClientState`].
 
+use super::api_error::ApiError;
 use super::attributes::{read_options, OptionValue};
 use super::device::Device;
-use super::error::ApiError;
 use super::guard::{args_min_size, entry, handle, slice, ApiResult, PtrList};
 use super::memory::Memory;
-use super::topology::Topology;
+use super::topology::{Topology, PLATFORM_NAME, PLATFORM_VERSION};
 use apu_pjrt_api::*;
+use apu_runtime::client as model;
 use std::os::raw::c_char;
 use std::sync::Arc;
-
-pub(crate) const PLATFORM_NAME: &str = "apu";
-pub(crate) const PLATFORM_VERSION: &str = concat!(
-    "apu ",
-    env!("CARGO_PKG_VERSION"),
-    " (",
-    env!("APU_GIT_REVISION"),
-    ")"
-);
-
-/// Upper bound on virtual devices: each one has a worker thread.
-const MAX_DEVICES: i64 = 256;
 
 // Devices and memories are boxed so that the pointers handed out stay valid by construction,
 // independently of how the vectors are built.
 #[allow(clippy::vec_box)]
 pub(crate) struct ClientState {
+    pub model: Arc<model::Client>,
     pub devices: Vec<Box<Device>>,
     pub memories: Vec<Box<Memory>>,
     pub device_ptrs: PtrList<PJRT_Device>,
@@ -38,11 +28,9 @@ pub(crate) struct ClientState {
 impl ClientState {
     #[allow(clippy::vec_box)]
     pub fn new(num_devices: usize) -> Arc<Self> {
-        let mut devices: Vec<Box<Device>> =
-            (0..num_devices).map(|i| Box::new(Device::new(i))).collect();
-        let mut memories: Vec<Box<Memory>> = (0..num_devices)
-            .map(|i| Box::new(Memory::new(i, i)))
-            .collect();
+        let model = model::Client::new(num_devices);
+        let mut devices: Vec<Box<Device>> = model.devices().iter().map(|d| Box::new(Device::new(d))).collect();
+        let mut memories: Vec<Box<Memory>> = model.devices().iter().map(|d| Box::new(Memory::new(&d.memory))).collect();
         // Boxes do not move, so these pointers stay valid for the life of the state.
         for (d, m) in devices.iter_mut().zip(memories.iter_mut()) {
             d.memories = PtrList(vec![m.as_raw()]);
@@ -51,9 +39,11 @@ impl ClientState {
         let device_ptrs = PtrList(devices.iter().map(|d| d.as_raw()).collect());
         let memory_ptrs = PtrList(memories.iter().map(|m| m.as_raw()).collect());
         let topology = Box::new(Topology::new(
+            model.topology(),
             devices.iter().map(|d| d.description_raw()).collect(),
         ));
         Arc::new(ClientState {
+            model,
             devices,
             memories,
             device_ptrs,
@@ -62,8 +52,17 @@ impl ClientState {
         })
     }
 
-    pub fn device(&self, index: usize) -> &Device {
-        &self.devices[index]
+    /// The model's device `index` (its work queue, its memory accounting).
+    pub fn device(&self, index: usize) -> &model::Device {
+        self.model.device(index)
+    }
+
+    /// The index of the device a pointer designates, checking that it belongs to this client.
+    pub fn device_index(&self, raw: *const PJRT_Device) -> ApiResult<usize> {
+        self.devices
+            .iter()
+            .position(|d| std::ptr::eq(d.as_raw(), raw))
+            .ok_or_else(|| ApiError::invalid_argument("the device does not belong to this client"))
     }
 
     /// The device index a memory pointer designates, checking that it belongs to this client.
@@ -84,14 +83,14 @@ impl ClientState {
         match (device.is_null(), memory.is_null()) {
             (_, false) => {
                 let from_memory = self.memory_device(memory)?;
-                if !device.is_null() && super::device::device_index(self, device)? != from_memory {
+                if !device.is_null() && self.device_index(device)? != from_memory {
                     return Err(ApiError::invalid_argument(
                         "`device` and `memory` designate different devices",
                     ));
                 }
                 Ok(from_memory)
             }
-            (false, true) => super::device::device_index(self, device),
+            (false, true) => self.device_index(device),
             (true, true) => Err(ApiError::invalid_argument(
                 "neither `device` nor `memory` is set",
             )),
@@ -112,7 +111,7 @@ pub(crate) unsafe fn client<'a>(raw: *const PJRT_Client) -> ApiResult<&'a Client
 }
 
 /// The number of devices requested through create options, the `APU_NUM_DEVICES` environment
-/// variable, or 1.
+/// variable, or 1 (the model decides; this reads the options).
 fn requested_device_count(options: &[(String, OptionValue)]) -> ApiResult<usize> {
     let mut count: Option<(i64, String)> = None;
     for (name, value) in options {
@@ -138,21 +137,7 @@ fn requested_device_count(options: &[(String, OptionValue)]) -> ApiResult<usize>
             ),
         }
     }
-    if count.is_none() {
-        if let Ok(s) = std::env::var("APU_NUM_DEVICES") {
-            let n = s.trim().parse::<i64>().map_err(|_| {
-                ApiError::invalid_argument(format!("APU_NUM_DEVICES={s:?} is not an integer"))
-            })?;
-            count = Some((n, "APU_NUM_DEVICES".into()));
-        }
-    }
-    match count {
-        None => Ok(1),
-        Some((n, _)) if (1..=MAX_DEVICES).contains(&n) => Ok(n as usize),
-        Some((n, source)) => Err(ApiError::invalid_argument(format!(
-            "{source} = {n}: apu supports 1 to {MAX_DEVICES} devices"
-        ))),
-    }
+    Ok(model::device_count(count)?)
 }
 
 args_min_size! {
@@ -315,23 +300,6 @@ pub(crate) unsafe extern "C" fn client_addressable_memories(
     })
 }
 
-/// Replica-major assignment of consecutive device ids. With fewer devices than
-/// replicas × partitions the ids wrap around: apu runs the extra replicas on the same virtual
-/// devices, one after the other.
-pub(crate) fn default_assignment(
-    num_replicas: usize,
-    num_partitions: usize,
-    num_devices: usize,
-) -> Vec<Vec<usize>> {
-    (0..num_replicas)
-        .map(|r| {
-            (0..num_partitions)
-                .map(|p| (r * num_partitions + p) % num_devices.max(1))
-                .collect()
-        })
-        .collect()
-}
-
 pub(crate) unsafe extern "C" fn client_default_device_assignment(
     args: *mut PJRT_Client_DefaultDeviceAssignment_Args,
 ) -> *mut PJRT_Error {
@@ -363,7 +331,7 @@ pub(crate) unsafe extern "C" fn client_default_device_assignment(
         let out = unsafe { std::slice::from_raw_parts_mut(out.as_ptr() as *mut i32, out.len()) };
         for (slot, id) in out
             .iter_mut()
-            .zip(default_assignment(replicas, partitions, c.state.devices.len()).concat())
+            .zip(model::default_assignment(replicas, partitions, c.state.devices.len()).concat())
         {
             *slot = id as i32;
         }
@@ -394,13 +362,6 @@ mod tests {
         let n =
             requested_device_count(&[("something_else".into(), OptionValue::Float(1.0))]).unwrap();
         assert!(n >= 1);
-    }
-
-    #[test]
-    fn default_assignment_is_replica_major_and_wraps() {
-        assert_eq!(default_assignment(2, 1, 4), vec![vec![0], vec![1]]);
-        assert_eq!(default_assignment(2, 2, 4), vec![vec![0, 1], vec![2, 3]]);
-        assert_eq!(default_assignment(3, 1, 2), vec![vec![0], vec![1], vec![0]]);
     }
 
     #[test]

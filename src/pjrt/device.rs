@@ -1,17 +1,15 @@
-//! `PJRT_Device` and `PJRT_DeviceDescription`: the virtual APU devices of a client. A device owns
-//! its description (the `PJRT_DeviceDescription*` points into the device) and its work queue.
+//! `PJRT_Device` and `PJRT_DeviceDescription`: the C views of a client's devices. A view owns its
+//! description (the `PJRT_DeviceDescription*` points into it); the work queue and the memory
+//! accounting belong to the model's device.
 
+use super::api_error::ApiError;
 use super::attributes::{AttrValue, NamedValues};
-use super::client::ClientState;
-use super::error::ApiError;
 use super::guard::{args_min_size, entry, handle, PtrList};
 use apu_pjrt_api::*;
-use apu_runtime::{DeviceQueue, MemoryStats};
+use apu_runtime::client::DEVICE_KIND;
+use apu_runtime::MemoryStats;
 use std::os::raw::c_char;
 use std::sync::Arc;
-
-/// The device kind string JAX shows as `device.device_kind`.
-pub(crate) const DEVICE_KIND: &str = "apu";
 
 pub(crate) struct DeviceDescription {
     pub id: i32,
@@ -27,30 +25,28 @@ pub(crate) struct Device {
     /// This device's memories (one, of kind "device"); filled in by the client after creation
     /// because memories and devices point at each other.
     pub memories: PtrList<PJRT_Memory>,
-    pub queue: DeviceQueue,
-    /// Bytes held by the live buffers of this device.
+    /// Bytes held by the live buffers of this device (the model device's accounting).
     pub memory_stats: Arc<MemoryStats>,
 }
 
 impl Device {
-    pub fn new(index: usize) -> Self {
-        let id = index as i32;
+    /// The C view of a device of the model.
+    pub fn new(d: &apu_runtime::client::Device) -> Self {
         Device {
-            index,
+            index: d.index,
             description: DeviceDescription {
-                id,
-                process_index: 0,
-                debug_string: format!("{DEVICE_KIND}:{index}"),
-                to_string: format!("ApuDevice(id={index})"),
+                id: d.id,
+                process_index: d.process_index,
+                debug_string: d.debug_string.clone(),
+                to_string: d.to_string.clone(),
                 attributes: NamedValues::new(vec![
-                    ("coords".into(), AttrValue::IntList(vec![index as i64])),
+                    ("coords".into(), AttrValue::IntList(d.coords.clone())),
                     ("core_on_chip".into(), AttrValue::Int(0)),
                     ("device_vendor".into(), AttrValue::Str("apu".into())),
                 ]),
             },
             memories: PtrList(Vec::new()),
-            queue: DeviceQueue::new(format!("apu-device-{index}")),
-            memory_stats: Arc::new(MemoryStats::default()),
+            memory_stats: d.memory_stats.clone(),
         }
     }
 
@@ -83,18 +79,6 @@ unsafe fn description<'a>(
 
 fn out_str(s: &str) -> (*const c_char, usize) {
     (s.as_ptr() as *const c_char, s.len())
-}
-
-/// Finds the client-side index of a device pointer, checking that it belongs to `client`.
-pub(crate) fn device_index(
-    client: &ClientState,
-    raw: *const PJRT_Device,
-) -> Result<usize, ApiError> {
-    client
-        .devices
-        .iter()
-        .position(|d| std::ptr::eq(d.as_raw(), raw))
-        .ok_or_else(|| ApiError::invalid_argument("the device does not belong to this client"))
 }
 
 args_min_size! {

@@ -1,245 +1,9 @@
-//! `PJRT_Error`: the error objects the plugin returns, and the `PJRT_Error_*` functions.
-//!
-//! Since API 0.112 a `PJRT_Error` is not fully opaque: it starts with a pointer to a function table
-//! (`destroy`, `message`, `get_code`, `for_each_payload`) that a framework may call directly. Our
-//! error object therefore embeds that header as its first member and answers through both routes.
+//! The `PJRT_Error_*` functions, on errors made by [`ApiError`].
 
+use super::api_error::ApiError;
 use super::guard::{args_min_size, entry, entry_void};
 use apu_pjrt_api::*;
-use std::os::raw::{c_char, c_void};
-
-/// Error codes, numbered as in the C API (`PJRT_Error_Code`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u32)]
-pub(crate) enum ErrorCode {
-    Cancelled = 1,
-    Unknown = 2,
-    InvalidArgument = 3,
-    NotFound = 5,
-    AlreadyExists = 6,
-    ResourceExhausted = 8,
-    FailedPrecondition = 9,
-    Aborted = 10,
-    OutOfRange = 11,
-    Unimplemented = 12,
-    Internal = 13,
-    Unavailable = 14,
-}
-
-impl ErrorCode {
-    pub fn from_raw(code: PJRT_Error_Code) -> Option<ErrorCode> {
-        use ErrorCode::*;
-        Some(match code {
-            1 => Cancelled,
-            2 => Unknown,
-            3 => InvalidArgument,
-            5 => NotFound,
-            6 => AlreadyExists,
-            8 => ResourceExhausted,
-            9 => FailedPrecondition,
-            10 => Aborted,
-            11 => OutOfRange,
-            12 => Unimplemented,
-            13 => Internal,
-            14 => Unavailable,
-            _ => return None,
-        })
-    }
-    pub fn name(self) -> &'static str {
-        use ErrorCode::*;
-        match self {
-            Cancelled => "CANCELLED",
-            Unknown => "UNKNOWN",
-            InvalidArgument => "INVALID_ARGUMENT",
-            NotFound => "NOT_FOUND",
-            AlreadyExists => "ALREADY_EXISTS",
-            ResourceExhausted => "RESOURCE_EXHAUSTED",
-            FailedPrecondition => "FAILED_PRECONDITION",
-            Aborted => "ABORTED",
-            OutOfRange => "OUT_OF_RANGE",
-            Unimplemented => "UNIMPLEMENTED",
-            Internal => "INTERNAL",
-            Unavailable => "UNAVAILABLE",
-        }
-    }
-}
-
-/// An error as handed across the C boundary. `#[repr(C)]` with the function-table header first.
-#[repr(C)]
-pub(crate) struct ApiError {
-    header: PJRT_Error,
-    code: ErrorCode,
-    message: String,
-}
-
-// SAFETY: the header only points at the immutable static function table.
-unsafe impl Send for ApiError {}
-unsafe impl Sync for ApiError {}
-
-impl std::fmt::Debug for ApiError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.code.name(), self.message)
-    }
-}
-
-impl std::fmt::Display for ApiError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.code.name(), self.message)
-    }
-}
-
-impl ApiError {
-    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        ApiError {
-            header: PJRT_Error {
-                vtable: &ERROR_VTABLE.0,
-            },
-            code,
-            message: message.into(),
-        }
-    }
-    pub fn invalid_argument(message: impl Into<String>) -> Self {
-        Self::new(ErrorCode::InvalidArgument, message)
-    }
-    pub fn unimplemented(message: impl Into<String>) -> Self {
-        Self::new(ErrorCode::Unimplemented, message)
-    }
-    pub fn internal(message: impl Into<String>) -> Self {
-        Self::new(ErrorCode::Internal, message)
-    }
-    pub fn failed_precondition(message: impl Into<String>) -> Self {
-        Self::new(ErrorCode::FailedPrecondition, message)
-    }
-    #[cfg(test)]
-    pub fn code(&self) -> ErrorCode {
-        self.code
-    }
-    pub fn message(&self) -> &str {
-        &self.message
-    }
-    /// Puts `prefix: ` in front of the message (usually the PJRT function name).
-    pub fn prefixed(mut self, prefix: &str) -> Self {
-        self.message = format!("{prefix}: {}", self.message);
-        self
-    }
-
-    /// Hands ownership to the caller; freed by `PJRT_Error_Destroy` or the table's `destroy`.
-    pub fn into_raw(self) -> *mut PJRT_Error {
-        Box::into_raw(Box::new(self)) as *mut PJRT_Error
-    }
-
-    /// Takes back an error made by [`ApiError::into_raw`].
-    ///
-    /// # Safety
-    /// `raw` must come from `into_raw` and not have been freed.
-    pub unsafe fn from_raw(raw: *mut PJRT_Error) -> ApiError {
-        *unsafe { Box::from_raw(raw as *mut ApiError) }
-    }
-
-    /// # Safety
-    /// `raw` must be a live error made by [`ApiError::into_raw`].
-    unsafe fn borrow<'a>(raw: *const PJRT_Error) -> &'a ApiError {
-        unsafe { &*(raw as *const ApiError) }
-    }
-}
-
-/// Context entry that carries a PJRT code the compiler's three error kinds cannot express (e.g.
-/// ABORTED set by a caller on an event) through the runtime, which only knows compiler errors.
-const CODE_CONTEXT_PREFIX: &str = "pjrt-error-code:";
-
-/// Errors of the compiler and runtime crates.
-impl From<apu_compiler::Error> for ApiError {
-    fn from(e: apu_compiler::Error) -> Self {
-        use apu_compiler::error::ErrorKind;
-        let mut code = match e.kind {
-            ErrorKind::Unimplemented => ErrorCode::Unimplemented,
-            ErrorKind::InvalidArgument => ErrorCode::InvalidArgument,
-            ErrorKind::Internal => ErrorCode::Internal,
-        };
-        let mut message = e.message;
-        for ctx in &e.context {
-            if let Some(carried) = ctx.strip_prefix(CODE_CONTEXT_PREFIX) {
-                code = carried
-                    .parse()
-                    .ok()
-                    .and_then(ErrorCode::from_raw)
-                    .unwrap_or(code);
-                continue;
-            }
-            message.push_str("\n  in ");
-            message.push_str(ctx);
-        }
-        ApiError::new(code, message)
-    }
-}
-
-/// The other direction, for errors that travel through runtime events. The PJRT code survives
-/// the round trip.
-impl From<&ApiError> for apu_compiler::Error {
-    fn from(e: &ApiError) -> Self {
-        match e.code {
-            ErrorCode::Unimplemented => apu_compiler::Error::unimplemented(e.message.clone()),
-            ErrorCode::Internal => apu_compiler::Error::internal(e.message.clone()),
-            ErrorCode::InvalidArgument => apu_compiler::Error::invalid(e.message.clone()),
-            other => apu_compiler::Error::invalid(e.message.clone())
-                .context(format!("{CODE_CONTEXT_PREFIX}{}", other as u32)),
-        }
-    }
-}
-
-// ---- The function table embedded in every error ----------------------------------------------
-
-struct SyncErrorTable(PJRT_Error_FunctionTable);
-// SAFETY: immutable after construction; its only pointer (extension_start) is NULL.
-unsafe impl Sync for SyncErrorTable {}
-
-static ERROR_VTABLE: SyncErrorTable = SyncErrorTable(PJRT_Error_FunctionTable {
-    struct_size: std::mem::size_of::<PJRT_Error_FunctionTable>(),
-    instance_size: std::mem::size_of::<ApiError>(),
-    extension_start: std::ptr::null_mut(),
-    destroy: Some(vtable_destroy),
-    message: Some(vtable_message),
-    get_code: Some(vtable_get_code),
-    for_each_payload: Some(vtable_for_each_payload),
-});
-
-unsafe extern "C" fn vtable_destroy(error: *mut PJRT_Error) {
-    if !error.is_null() {
-        let _ = std::panic::catch_unwind(|| drop(unsafe { ApiError::from_raw(error) }));
-    }
-}
-
-unsafe extern "C" fn vtable_message(
-    error: *const PJRT_Error,
-    message: *mut *const c_char,
-    size: *mut usize,
-) {
-    if error.is_null() {
-        return;
-    }
-    let e = unsafe { ApiError::borrow(error) };
-    if !message.is_null() {
-        unsafe { *message = e.message.as_ptr() as *const c_char };
-    }
-    if !size.is_null() {
-        unsafe { *size = e.message.len() };
-    }
-}
-
-unsafe extern "C" fn vtable_get_code(error: *const PJRT_Error) -> PJRT_Error_Code {
-    if error.is_null() {
-        return PJRT_Error_Code_OK;
-    }
-    unsafe { ApiError::borrow(error) }.code as PJRT_Error_Code
-}
-
-unsafe extern "C" fn vtable_for_each_payload(
-    _: *const PJRT_Error,
-    _: PJRT_Error_PayloadVisitor,
-    _: *mut c_void,
-) {
-    // apu attaches no payloads.
-}
+use std::os::raw::c_char;
 
 // ---- PJRT_Error_* entry points ----------------------------------------------------------------
 
@@ -266,8 +30,8 @@ pub(crate) unsafe extern "C" fn error_message(args: *mut PJRT_Error_Message_Args
             a.message_size = 0;
         } else {
             let e = unsafe { ApiError::borrow(a.error) };
-            a.message = e.message.as_ptr() as *const c_char;
-            a.message_size = e.message.len();
+            a.message = e.message().as_ptr() as *const c_char;
+            a.message_size = e.message().len();
         }
         Ok(())
     })
@@ -280,7 +44,7 @@ pub(crate) unsafe extern "C" fn error_get_code(
         a.code = if a.error.is_null() {
             PJRT_Error_Code_OK
         } else {
-            unsafe { ApiError::borrow(a.error) }.code as PJRT_Error_Code
+            unsafe { ApiError::borrow(a.error) }.code() as u32 as PJRT_Error_Code
         };
         Ok(())
     })
@@ -296,6 +60,7 @@ pub(crate) unsafe extern "C" fn error_for_each_payload(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use apu_runtime::Code;
 
     #[test]
     fn errors_answer_through_the_function_table() {
@@ -318,24 +83,59 @@ mod tests {
         let e: ApiError = apu_compiler::Error::unimplemented("op x")
             .context("function @main")
             .into();
-        assert_eq!(e.code(), ErrorCode::Unimplemented);
+        assert_eq!(e.code(), Code::Unimplemented);
         assert_eq!(e.message(), "op x\n  in function @main");
         let e: ApiError = apu_compiler::Error::invalid("bad").into();
-        assert_eq!(e.code(), ErrorCode::InvalidArgument);
+        assert_eq!(e.code(), Code::InvalidArgument);
     }
 
     #[test]
     fn codes_survive_a_trip_through_runtime_errors() {
         for code in [
-            ErrorCode::Aborted,
-            ErrorCode::Cancelled,
-            ErrorCode::Internal,
-            ErrorCode::NotFound,
+            Code::Aborted,
+            Code::Cancelled,
+            Code::Internal,
+            Code::NotFound,
         ] {
-            let runtime: apu_compiler::Error = (&ApiError::new(code, "stop")).into();
+            let runtime: apu_runtime::Error = (&ApiError::new(code, "stop")).into();
             let back = ApiError::from(runtime.context("while running"));
             assert_eq!(back.code(), code);
             assert_eq!(back.message(), "stop\n  in while running");
         }
+    }
+
+    #[test]
+    fn every_code_has_the_c_apis_number() {
+        let pairs = [
+            (Code::Cancelled, PJRT_Error_Code_CANCELLED),
+            (Code::Unknown, PJRT_Error_Code_UNKNOWN),
+            (Code::InvalidArgument, PJRT_Error_Code_INVALID_ARGUMENT),
+            (Code::DeadlineExceeded, PJRT_Error_Code_DEADLINE_EXCEEDED),
+            (Code::NotFound, PJRT_Error_Code_NOT_FOUND),
+            (Code::AlreadyExists, PJRT_Error_Code_ALREADY_EXISTS),
+            (Code::PermissionDenied, PJRT_Error_Code_PERMISSION_DENIED),
+            (Code::ResourceExhausted, PJRT_Error_Code_RESOURCE_EXHAUSTED),
+            (Code::FailedPrecondition, PJRT_Error_Code_FAILED_PRECONDITION),
+            (Code::Aborted, PJRT_Error_Code_ABORTED),
+            (Code::OutOfRange, PJRT_Error_Code_OUT_OF_RANGE),
+            (Code::Unimplemented, PJRT_Error_Code_UNIMPLEMENTED),
+            (Code::Internal, PJRT_Error_Code_INTERNAL),
+            (Code::Unavailable, PJRT_Error_Code_UNAVAILABLE),
+            (Code::DataLoss, PJRT_Error_Code_DATA_LOSS),
+            (Code::Unauthenticated, PJRT_Error_Code_UNAUTHENTICATED),
+        ];
+        assert_eq!(pairs.len(), Code::ALL.len());
+        for (code, raw) in pairs {
+            assert_eq!(code as u32 as PJRT_Error_Code, raw, "{code:?}");
+            assert_eq!(super::super::api_error::code_from_raw(raw), code);
+            let raw_error = ApiError::new(code, "x").into_raw();
+            let mut a: PJRT_Error_GetCode_Args = unsafe { std::mem::zeroed() };
+            a.struct_size = std::mem::size_of::<PJRT_Error_GetCode_Args>();
+            a.error = raw_error;
+            assert!(unsafe { error_get_code(&mut a) }.is_null());
+            assert_eq!(a.code, raw, "{code:?} through PJRT_Error_GetCode");
+            drop(unsafe { ApiError::from_raw(raw_error) });
+        }
+        assert_eq!(super::super::api_error::code_from_raw(99), Code::Unknown);
     }
 }

@@ -2,7 +2,7 @@
 //! freed with `PJRT_Event_Destroy`; the underlying signal is shared, so destroying a handle never
 //! affects the work it tracks.
 
-use super::error::{ApiError, ErrorCode};
+use super::api_error::{code_from_raw, ApiError};
 use super::guard::{args_min_size, entry, handle, string_arg};
 use apu_pjrt_api::*;
 use apu_runtime::Event;
@@ -126,8 +126,7 @@ pub(crate) unsafe extern "C" fn event_set(args: *mut PJRT_Event_Set_Args) -> *mu
         } else {
             let message =
                 unsafe { string_arg(a.error_message, a.error_message_size, "error_message")? };
-            let code = ErrorCode::from_raw(a.error_code).unwrap_or(ErrorCode::Unknown);
-            Err(apu_compiler::Error::from(&ApiError::new(code, message)))
+            Err(apu_runtime::Error::new(code_from_raw(a.error_code), message))
         };
         h.event
             .set(outcome)

@@ -8,7 +8,7 @@
 //! `struct_size` bytes are copied back. A caller with a longer struct is served in place; we never
 //! touch bytes past our own definition.
 
-use super::error::ApiError;
+use super::api_error::ApiError;
 use apu_pjrt_api::PJRT_Error;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 

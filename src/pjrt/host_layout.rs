@@ -1,7 +1,7 @@
 //! Interprets a caller's `PJRT_Buffer_MemoryLayout` (tiled with `minor_to_major`, or explicit byte
 //! strides) as byte strides over a shape, the form the runtime's strided copies take.
 
-use super::error::ApiError;
+use super::api_error::ApiError;
 use super::guard::{slice, ApiResult};
 use apu_pjrt_api::*;
 use apu_runtime::layout::{byte_strides_for_minor_to_major, dense_byte_strides};

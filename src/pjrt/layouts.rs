@@ -2,72 +2,14 @@
 //! dense and row-major, so every layout is the "descending" one (`{n-1,...,1,0}` in HLO layout
 //! text, minor-to-major). Clients that lack this extension find the layouts of an executable by
 //! fetching `PJRT_Executable_OptimizedProgram` and compiling that text to HLO, several times per
-//! compile — which cost more than apu's whole compile. `PJRT_Layouts_MemoryLayout*` handles are
-//! `Box<MemoryLayout>`; the serialized form is the layout text.
+//! compile — which cost more than apu's whole compile. The serialized form of a layout is its text.
 
 use super::buffer::buffer;
 use super::executable::ExecutableHandle;
 use super::guard::{args_min_size, entry, handle, slice, ApiResult};
+use super::layout_list::MemoryLayout;
 use apu_pjrt_api::*;
 use std::os::raw::c_char;
-
-/// One layout object handed to the client.
-pub(crate) struct MemoryLayout {
-    /// HLO layout text, e.g. `{1,0}`; what `PJRT_Layouts_MemoryLayout_Serialize` returns.
-    text: String,
-}
-
-impl MemoryLayout {
-    /// The row-major layout of a rank-`rank` array: minor-to-major `rank-1, ..., 0`.
-    pub fn descending(rank: usize) -> MemoryLayout {
-        let dims: Vec<String> = (0..rank).rev().map(|d| d.to_string()).collect();
-        MemoryLayout {
-            text: format!("{{{}}}", dims.join(",")),
-        }
-    }
-
-    pub fn text(&self) -> &str {
-        &self.text
-    }
-
-    fn into_raw(self) -> *mut PJRT_Layouts_MemoryLayout {
-        Box::into_raw(Box::new(self)) as *mut PJRT_Layouts_MemoryLayout
-    }
-}
-
-/// Layouts owned by an executable (one per parameter or output), with the pointer array the C API
-/// hands out.
-pub(crate) struct LayoutList {
-    _layouts: Vec<Box<MemoryLayout>>,
-    pointers: Vec<*mut PJRT_Layouts_MemoryLayout>,
-}
-
-// SAFETY: the pointers point into `_layouts`, which is immutable and owned by the list.
-unsafe impl Send for LayoutList {}
-unsafe impl Sync for LayoutList {}
-
-impl LayoutList {
-    pub fn descending(ranks: impl IntoIterator<Item = usize>) -> LayoutList {
-        let mut layouts: Vec<Box<MemoryLayout>> =
-            ranks.into_iter().map(|r| Box::new(MemoryLayout::descending(r))).collect();
-        let pointers = layouts
-            .iter_mut()
-            .map(|l| &mut **l as *mut MemoryLayout as *mut PJRT_Layouts_MemoryLayout)
-            .collect();
-        LayoutList {
-            _layouts: layouts,
-            pointers,
-        }
-    }
-
-    fn len(&self) -> usize {
-        self.pointers.len()
-    }
-
-    fn as_ptr(&self) -> *mut *mut PJRT_Layouts_MemoryLayout {
-        self.pointers.as_ptr() as *mut *mut PJRT_Layouts_MemoryLayout
-    }
-}
 
 args_min_size! {
     PJRT_Layouts_MemoryLayout_Destroy_Args => layout,
@@ -168,16 +110,4 @@ pub(crate) unsafe extern "C" fn executable_get_parameter_layouts(
         a.layouts = e.param_layouts.as_ptr();
         Ok(())
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn descending_layout_text_lists_dims_minor_to_major() {
-        assert_eq!(MemoryLayout::descending(0).text(), "{}");
-        assert_eq!(MemoryLayout::descending(1).text(), "{0}");
-        assert_eq!(MemoryLayout::descending(3).text(), "{2,1,0}");
-    }
 }

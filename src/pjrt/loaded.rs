@@ -1,107 +1,52 @@
-//! `PJRT_LoadedExecutable`: an executable bound to a client's devices, and the client functions that
-//! make one (`PJRT_Client_Compile`, `PJRT_Executable_DeserializeAndLoad`).
+//! `PJRT_LoadedExecutable`: the C view of a model [`LoadedExecutable`], and the client functions
+//! that make one (`PJRT_Client_Compile`, `PJRT_Client_Load`, `PJRT_Executable_DeserializeAndLoad`).
 
-use super::client::{client, default_assignment, ClientState};
-use super::compile_options::{serialize_device_assignment, DeviceAssignment};
-use super::error::ApiError;
-use super::executable::{deserialize, read_source, Executable, ExecutableHandle, OwnedBytes};
+use super::client::{client, ClientState};
+use super::executable::{read_source, ExecutableHandle, ExecutableView, OwnedBytes};
 use super::guard::{args_min_size, entry, handle, slice, ApiResult, PtrList};
 use apu_pjrt_api::*;
+use apu_runtime::client::{deserialize, LoadedExecutable};
 use std::os::raw::c_char;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-pub(crate) struct LoadedExecutable {
-    pub exe: Arc<Executable>,
+pub(crate) struct LoadedHandle {
+    pub model: LoadedExecutable,
+    pub exe: Arc<ExecutableView>,
     pub client: Arc<ClientState>,
-    /// Device index of each addressable (replica, partition), replica-major.
-    pub device_indices: Vec<usize>,
-    pub logical_ids: Vec<PJRT_LogicalDeviceIds>,
     devices: PtrList<PJRT_Device>,
-    device_assignment: Vec<u8>,
-    deleted: AtomicBool,
+    logical_ids: Vec<PJRT_LogicalDeviceIds>,
 }
 
 // SAFETY: `logical_ids` are plain integers; `devices` point into the shared client state.
-unsafe impl Send for LoadedExecutable {}
-unsafe impl Sync for LoadedExecutable {}
+unsafe impl Send for LoadedHandle {}
+unsafe impl Sync for LoadedHandle {}
 
-impl LoadedExecutable {
-    /// Binds an executable to devices: the compile options' device assignment if present, else
-    /// `device_ordinal` for a single-device program, else the default assignment.
-    pub fn load(exe: Arc<Executable>, client: Arc<ClientState>) -> ApiResult<Self> {
-        let n = client.devices.len();
-        let (replicas, partitions) = (exe.num_replicas, exe.num_partitions);
-        // assignment[replica][partition] = device index
-        let assignment: Vec<Vec<usize>> = match &exe.options.device_assignment {
-            Some(da) if !da.computation_devices.is_empty() => {
-                let mut out = vec![vec![0usize; partitions]; replicas];
-                for (p, computation) in da.computation_devices.iter().enumerate().take(partitions) {
-                    for (r, &id) in computation.iter().enumerate().take(replicas) {
-                        out[r][p] = usize::try_from(id).ok().filter(|&i| i < n).ok_or_else(|| {
-                            ApiError::invalid_argument(format!(
-                                "compile options assign replica {r} partition {p} to device {id}, but the client has {n} device(s)"
-                            ))
-                        })?;
-                    }
-                }
-                out
-            }
-            _ => match exe.options.device_ordinal {
-                Some(d) if d >= 0 && replicas * partitions == 1 => {
-                    let d = usize::try_from(d).ok().filter(|&i| i < n).ok_or_else(|| {
-                        ApiError::invalid_argument(format!(
-                            "device_ordinal {d} is out of range for {n} device(s)"
-                        ))
-                    })?;
-                    vec![vec![d]]
-                }
-                _ => default_assignment(replicas, partitions, n),
-            },
-        };
-        let device_indices: Vec<usize> = assignment.concat();
-        let logical_ids = (0..replicas)
-            .flat_map(|r| {
-                (0..partitions).map(move |p| PJRT_LogicalDeviceIds {
-                    replica: r as i32,
-                    partition: p as i32,
-                })
+impl LoadedHandle {
+    /// Binds an executable to the client's devices (the model decides which) and builds the
+    /// device and logical-id lists the C API hands out.
+    pub fn load(exe: Arc<ExecutableView>, client: Arc<ClientState>) -> ApiResult<Self> {
+        let model = LoadedExecutable::load(exe.model.clone(), client.model.clone())?;
+        let devices = PtrList(model.device_indices.iter().map(|&i| client.devices[i].as_raw()).collect());
+        let logical_ids = model
+            .logical_ids
+            .iter()
+            .map(|&(r, p)| PJRT_LogicalDeviceIds {
+                replica: r as i32,
+                partition: p as i32,
             })
             .collect();
-        let devices = PtrList(
-            device_indices
-                .iter()
-                .map(|&i| client.device(i).as_raw())
-                .collect(),
-        );
-        let proto = DeviceAssignment {
-            replica_count: replicas as i64,
-            computation_count: partitions as i64,
-            computation_devices: (0..partitions)
-                .map(|p| {
-                    (0..replicas)
-                        .map(|r| client.device(assignment[r][p]).description.id as i64)
-                        .collect()
-                })
-                .collect(),
-        };
-        Ok(LoadedExecutable {
+        Ok(LoadedHandle {
+            model,
             exe,
             client,
-            device_indices,
-            logical_ids,
             devices,
-            device_assignment: serialize_device_assignment(&proto),
-            deleted: AtomicBool::new(false),
+            logical_ids,
         })
     }
 
     pub fn into_raw(self) -> *mut PJRT_LoadedExecutable {
         Box::into_raw(Box::new(self)) as *mut PJRT_LoadedExecutable
-    }
-
-    pub fn is_deleted(&self) -> bool {
-        self.deleted.load(Ordering::Acquire)
     }
 }
 
@@ -111,7 +56,7 @@ impl LoadedExecutable {
 /// `raw` must be NULL or a live loaded executable.
 pub(crate) unsafe fn loaded<'a>(
     raw: *const PJRT_LoadedExecutable,
-) -> ApiResult<&'a LoadedExecutable> {
+) -> ApiResult<&'a LoadedHandle> {
     unsafe { handle(raw, "executable") }
 }
 
@@ -142,8 +87,8 @@ pub(crate) unsafe extern "C" fn client_compile(
             source.code.len()
         );
         dump_program(&source.format, &source.code);
-        let exe = Executable::compile(source)?;
-        a.executable = LoadedExecutable::load(exe, c.state.clone())?.into_raw();
+        let exe = ExecutableView::compile(source)?;
+        a.executable = LoadedHandle::load(exe, c.state.clone())?.into_raw();
         Ok(())
     })
 }
@@ -166,7 +111,7 @@ fn dump_program(format: &str, code: &[u8]) {
 pub(crate) unsafe extern "C" fn compile(args: *mut PJRT_Compile_Args) -> *mut PJRT_Error {
     entry("PJRT_Compile", args, |a| {
         let source = unsafe { read_source(a.program, a.compile_options, a.compile_options_size)? };
-        a.executable = ExecutableHandle::into_raw(Executable::compile(source)?);
+        a.executable = ExecutableHandle::into_raw(ExecutableView::compile(source)?);
         Ok(())
     })
 }
@@ -187,11 +132,9 @@ pub(crate) unsafe extern "C" fn client_load(args: *mut PJRT_Client_Load_Args) ->
         let exe = if options.is_empty() || options == exe.source.options.as_slice() {
             exe.clone()
         } else {
-            let mut source = exe.source.clone();
-            source.options = options.to_vec();
-            Executable::compile(source)?
+            ExecutableView::new(exe.with_options(options)?)
         };
-        a.loaded_executable = LoadedExecutable::load(exe, c.state.clone())?.into_raw();
+        a.loaded_executable = LoadedHandle::load(exe, c.state.clone())?.into_raw();
         Ok(())
     })
 }
@@ -219,8 +162,8 @@ pub(crate) unsafe extern "C" fn executable_deserialize_and_load(
         if !overridden.is_empty() {
             source.options = overridden.to_vec();
         }
-        let exe = Executable::compile(source)?;
-        a.loaded_executable = LoadedExecutable::load(exe, c.state.clone())?.into_raw();
+        let exe = ExecutableView::compile(source)?;
+        a.loaded_executable = LoadedHandle::load(exe, c.state.clone())?.into_raw();
         Ok(())
     })
 }
@@ -230,7 +173,7 @@ pub(crate) unsafe extern "C" fn loaded_destroy(
 ) -> *mut PJRT_Error {
     entry("PJRT_LoadedExecutable_Destroy", args, |a| {
         if !a.executable.is_null() {
-            drop(unsafe { Box::from_raw(a.executable as *mut LoadedExecutable) });
+            drop(unsafe { Box::from_raw(a.executable as *mut LoadedHandle) });
         }
         Ok(())
     })
@@ -284,7 +227,7 @@ pub(crate) unsafe extern "C" fn loaded_get_device_assignment(
 ) -> *mut PJRT_Error {
     entry("PJRT_LoadedExecutable_GetDeviceAssignment", args, |a| {
         let l = unsafe { loaded(a.executable)? };
-        let owned = Box::new(OwnedBytes(l.device_assignment.clone()));
+        let owned = Box::new(OwnedBytes(l.model.device_assignment().to_vec()));
         a.serialized_bytes = owned.0.as_ptr() as *const c_char;
         a.serialized_bytes_size = owned.0.len();
         a.serialized_device_assignment =
@@ -298,9 +241,7 @@ pub(crate) unsafe extern "C" fn loaded_delete(
     args: *mut PJRT_LoadedExecutable_Delete_Args,
 ) -> *mut PJRT_Error {
     entry("PJRT_LoadedExecutable_Delete", args, |a| {
-        unsafe { loaded(a.executable)? }
-            .deleted
-            .store(true, Ordering::Release);
+        unsafe { loaded(a.executable)? }.model.delete();
         Ok(())
     })
 }
@@ -309,7 +250,7 @@ pub(crate) unsafe extern "C" fn loaded_is_deleted(
     args: *mut PJRT_LoadedExecutable_IsDeleted_Args,
 ) -> *mut PJRT_Error {
     entry("PJRT_LoadedExecutable_IsDeleted", args, |a| {
-        a.is_deleted = unsafe { loaded(a.executable)? }.is_deleted();
+        a.is_deleted = unsafe { loaded(a.executable)? }.model.is_deleted();
         Ok(())
     })
 }

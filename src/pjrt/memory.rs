@@ -1,17 +1,14 @@
-//! `PJRT_Memory`: one memory space of kind "device" per device. Since API 0.112 a `PJRT_Memory`
+//! `PJRT_Memory`: the C view of a device's memory space (one of kind "device" per device). Since API 0.112 a `PJRT_Memory`
 //! starts with a function table through which a framework may attach keyed user data, so the
 //! object is `#[repr(C)]` with that header first.
 
-use super::error::ApiError;
+use super::api_error::ApiError;
 use super::guard::{args_min_size, entry, handle, PtrList};
 use apu_pjrt_api::*;
 use std::os::raw::{c_char, c_void};
 use std::sync::Mutex;
 
-/// The memory kind JAX expects for device buffers (and in output shardings).
-pub(crate) const MEMORY_KIND: &str = "device";
-/// A stable, non-zero id for the "device" kind.
-pub(crate) const MEMORY_KIND_ID: i32 = 1;
+pub(crate) use apu_runtime::client::{MEMORY_KIND, MEMORY_KIND_ID};
 
 type UserDataDtor = unsafe extern "C" fn(*mut c_void);
 
@@ -39,15 +36,16 @@ unsafe impl Send for Memory {}
 unsafe impl Sync for Memory {}
 
 impl Memory {
-    pub fn new(id: usize, device_index: usize) -> Self {
+    /// The C view of a device's memory space.
+    pub fn new(m: &apu_runtime::client::MemorySpace) -> Self {
         Memory {
             header: PJRT_Memory {
                 vtable: &MEMORY_VTABLE.0,
             },
-            id,
-            device_index,
-            debug_string: format!("apu:{device_index} device memory"),
-            to_string: format!("APU_DEVICE_MEMORY_{id}"),
+            id: m.id,
+            device_index: m.device_index,
+            debug_string: m.debug_string.clone(),
+            to_string: m.to_string.clone(),
             devices: PtrList(Vec::new()),
             user_data: Mutex::new(Vec::new()),
         }

@@ -1,14 +1,16 @@
-//! The PJRT C API implementation. Each submodule owns one object type of the API and its
-//! `PJRT_<Type>_*` entry points; [`table`] gathers them into the `PJRT_Api` that `GetPjrtApi`
-//! returns. Every entry point goes through [`guard::entry`].
+//! The PJRT C API: the C view of the device model (`apu_runtime::client`). Each submodule holds the
+//! handle of one object type of the API — an `Arc` of the model object plus the C pointer lists,
+//! strings and layouts the API hands out — and its `PJRT_<Type>_*` entry points, which decode their
+//! C arguments, call the model and encode its answer. [`table`] gathers them into the `PJRT_Api`
+//! that `GetPjrtApi` returns. Every entry point goes through [`guard::entry`].
 
 // The C API's enum constants keep their C names.
 #![allow(non_upper_case_globals)]
 
+pub(crate) mod api_error;
 pub(crate) mod attributes;
 pub(crate) mod buffer;
 pub(crate) mod client;
-pub(crate) mod compile_options;
 pub(crate) mod device;
 pub(crate) mod error;
 pub(crate) mod event;
@@ -17,6 +19,7 @@ pub(crate) mod execute;
 pub(crate) mod extensions;
 pub(crate) mod guard;
 pub(crate) mod host_layout;
+pub(crate) mod layout_list;
 pub(crate) mod layouts;
 pub(crate) mod loaded;
 pub mod logging;
@@ -26,9 +29,6 @@ pub(crate) mod stubs;
 pub(crate) mod table;
 pub(crate) mod topology;
 pub(crate) mod types;
-
-#[cfg(test)]
-pub(crate) mod test_support;
 
 /// The table, for in-process users (tests, the command-line tool).
 pub fn api() -> *const apu_pjrt_api::PJRT_Api {

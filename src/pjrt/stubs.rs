@@ -2,7 +2,7 @@
 //! framework that calls one gets a clear error instead of a crash (every table slot must be
 //! non-NULL). Generated from one list so that adding a stub is one line.
 
-use super::error::ApiError;
+use super::api_error::ApiError;
 use apu_pjrt_api::*;
 
 macro_rules! unimplemented_entry_points {

@@ -2,12 +2,21 @@
 //! client-owned topology (`PJRT_Client_TopologyDescription`); creating or deserializing standalone
 //! topologies is not supported.
 
+use super::api_error::ApiError;
 use super::attributes::{AttrValue, NamedValues};
-use super::client::{PLATFORM_NAME, PLATFORM_VERSION};
-use super::error::ApiError;
 use super::guard::{args_min_size, entry, handle, PtrList};
 use apu_pjrt_api::*;
+pub(crate) use apu_runtime::client::PLATFORM_NAME;
+use apu_runtime::client::MEMORY_KIND_ID;
 use std::os::raw::c_char;
+
+pub(crate) const PLATFORM_VERSION: &str = concat!(
+    "apu ",
+    env!("CARGO_PKG_VERSION"),
+    " (",
+    env!("APU_GIT_REVISION"),
+    ")"
+);
 
 pub(crate) struct Topology {
     pub descriptions: PtrList<PJRT_DeviceDescription>,
@@ -16,14 +25,11 @@ pub(crate) struct Topology {
 }
 
 impl Topology {
-    pub fn new(descriptions: Vec<*mut PJRT_DeviceDescription>) -> Self {
-        let n = descriptions.len();
+    /// The C view of the model's topology, listing the devices' descriptions.
+    pub fn new(model: &apu_runtime::client::Topology, descriptions: Vec<*mut PJRT_DeviceDescription>) -> Self {
         Topology {
-            attributes: NamedValues::new(vec![("num_devices".into(), AttrValue::Int(n as i64))]),
-            fingerprint: super::executable::fnv1a(&[
-                PLATFORM_NAME.as_bytes(),
-                &(n as u64).to_le_bytes(),
-            ]),
+            attributes: NamedValues::new(vec![("num_devices".into(), AttrValue::Int(model.num_devices as i64))]),
+            fingerprint: model.fingerprint,
             descriptions: PtrList(descriptions),
         }
     }
@@ -114,7 +120,7 @@ args_min_size! {
     PJRT_TopologyDescription_GetMemorySpaceKindIds_Args => num_memory_space_kind_ids,
 }
 
-static MEMORY_KIND_IDS: [i32; 1] = [super::memory::MEMORY_KIND_ID];
+static MEMORY_KIND_IDS: [i32; 1] = [MEMORY_KIND_ID];
 
 pub(crate) unsafe extern "C" fn topology_get_memory_space_kind_ids(
     args: *mut PJRT_TopologyDescription_GetMemorySpaceKindIds_Args,

@@ -1,7 +1,7 @@
 //! `PJRT_Buffer_Type` ↔ [`ElementType`]. PJRT numbers its buffer types differently from both XLA's
 //! `PrimitiveType` and our IR, so the mapping is spelled out once, here.
 
-use super::error::ApiError;
+use super::api_error::ApiError;
 use super::guard::ApiResult;
 use apu_compiler::ir::ElementType;
 use apu_pjrt_api::*;

@@ -10,7 +10,8 @@ mod remap;
 mod sink_constants;
 
 use crate::ir::Module;
-use crate::Result;
+use crate::valid::{validate, ValidModule};
+use crate::{Error, Result};
 
 /// The simplifications the planner relies on, in order. The result has the same semantics.
 pub fn simplify(module: &Module) -> Result<Module> {
@@ -19,6 +20,17 @@ pub fn simplify(module: &Module) -> Result<Module> {
     cse::eliminate_common_subexpressions(&mut m);
     sink_constants::sink_constants(&mut m);
     Ok(m)
+}
+
+/// [`simplify`], then validation of its result: a pass that breaks the IR is a bug of apu, caught
+/// here (INTERNAL) rather than as a wrong plan or a crash later.
+pub fn simplify_valid(module: &ValidModule) -> Result<ValidModule> {
+    let simplified = simplify(module.module())?;
+    validate(simplified).map_err(|e| {
+        let mut bug = Error::internal(format!("the simplified module is invalid (a bug in apu's passes): {}", e.message));
+        bug.context = e.context;
+        bug.context(format!("simplifying @{}", module.entry_function().name))
+    })
 }
 
 #[cfg(test)]

@@ -25,10 +25,9 @@ enum Node {
 }
 
 /// Lowers the entry function of `module`, or returns `None` when the entry function moves
-/// tuples or tokens between its top-level ops (those programs run on the interpreter).
+/// tuples or tokens between its top-level ops (those programs run on the interpreter). The module
+/// is taken as given: the compile pipeline has simplified and validated it already.
 pub fn lower(module: &Module, caps: &dyn Capabilities) -> Result<Option<Plan>> {
-    let simplified = crate::passes::simplify(module)?;
-    let module = &simplified;
     let f = module.entry_function();
     let top_values = f.body.params.iter().chain(&f.body.results).chain(f.body.ops.iter().flat_map(|op| op.operands.iter().chain(&op.results)));
     for &v in top_values.clone() {
@@ -50,8 +49,7 @@ pub fn lower(module: &Module, caps: &dyn Capabilities) -> Result<Option<Plan>> {
         results.push(l.materialize(r)?);
     }
     let mut plan = l.finish(results);
-    // The plan owns the simplified module (for fallback steps); moved here rather than cloned.
-    plan.module = simplified;
+    plan.module = module.clone();
     Ok(Some(plan))
 }
 

@@ -162,17 +162,25 @@ const MAX_SPARE: usize = 64;
 const RECYCLE_MIN_BYTES: usize = 1 << 16;
 
 impl Program {
+    /// The compile pipeline's steps after validation ([`crate::client::compile::program`]), with
+    /// the environment's options; for callers that start from a validated module.
     pub fn compile(module: &ValidModule) -> Result<Program> {
         Program::compile_with(module, &Options::from_env())
     }
 
     pub fn compile_with(module: &ValidModule, options: &Options) -> Result<Program> {
-        interp::check_supported(module)?;
-        if options.interpret {
-            return Ok(Program::new(Kind::Interp(module.clone())));
-        }
-        // The interpreter accepted the program (check_supported above), so a plan that cannot be
-        // built is not the user's problem: run that program on the interpreter instead.
+        crate::client::compile::program(module, options)
+    }
+
+    /// A program that runs `module` on the reference interpreter.
+    pub fn interpreted(module: ValidModule) -> Program {
+        Program::new(Kind::Interp(module))
+    }
+
+    /// Lowers a simplified module to a plan and prepares its kernels. The interpreter has accepted
+    /// the module, so a plan that cannot be built is not the user's problem: that program runs on
+    /// the interpreter instead.
+    pub fn planned(module: &ValidModule, options: &Options) -> Result<Program> {
         let planned = lower::lower(module.module(), &Kernels).and_then(|plan| match plan {
             Some(plan) => {
                 let mut prepared: Vec<Prepared> = (0..plan.num_steps).map(|_| Prepared::None).collect();

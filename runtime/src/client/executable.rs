@@ -1,0 +1,203 @@
+//! A compiled program and everything a framework asks about it: parameter and output types, which
+//! parameters may be donated to which outputs, replica and partition counts, a fingerprint, and
+//! the source it came from (to serialize it and to compile it again with other options).
+
+use super::compile;
+use super::fnv1a;
+use crate::exec::Program;
+use crate::{Error, Result};
+use apu_compiler::ir::{TensorType, Type};
+use apu_compiler::options::CompileOptions;
+use apu_compiler::valid::ValidModule;
+use std::sync::atomic::AtomicU64;
+use std::sync::{Arc, OnceLock};
+
+/// The program as it was handed to compile: enough to serialize and recompile it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProgramSource {
+    pub format: String,
+    pub code: Vec<u8>,
+    /// A serialized `xla.CompileOptionsProto` (empty: all defaults).
+    pub options: Vec<u8>,
+}
+
+pub struct Executable {
+    pub name: String,
+    /// The executable form (fused plan, or the interpreter where no plan can be built).
+    pub program: Program,
+    /// How long the last successful run took, in nanoseconds (`u64::MAX` before the first): quick
+    /// programs run on the caller's thread (see `execute.rs`).
+    pub last_run_ns: AtomicU64,
+    /// The validated module, kept to print [`Executable::program_text`] on demand.
+    module: ValidModule,
+    program_text: OnceLock<String>,
+    pub source: ProgramSource,
+    pub options: CompileOptions,
+    pub num_replicas: usize,
+    pub num_partitions: usize,
+    pub param_types: Vec<TensorType>,
+    pub output_types: Vec<TensorType>,
+    /// Per parameter: the output it may alias (`tf.aliasing_output`), i.e. donated inputs.
+    pub aliasing_outputs: Vec<Option<u32>>,
+    fingerprint: String,
+}
+
+fn tensor_types(types: &[Type], what: &str) -> Result<Vec<TensorType>> {
+    types
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            t.as_tensor().cloned().ok_or_else(|| {
+                Error::unimplemented(format!("{what} {i} of @main has type {t}; apu supports tensor types only"))
+                    .location(format!("{what} {i}"))
+            })
+        })
+        .collect()
+}
+
+/// A replica or partition count from the compile options if they set one, else the module's.
+fn count(from_options: Option<i64>, from_module: u32) -> usize {
+    from_options.filter(|&n| n > 0).map_or(from_module.max(1) as usize, |n| n as usize)
+}
+
+impl Executable {
+    /// Decodes the options, then runs the compile pipeline on the program ([`compile::compile`]).
+    pub fn compile(source: ProgramSource) -> Result<Arc<Executable>> {
+        let options = CompileOptions::decode(&source.options)?;
+        let compiled = compile::compile(&source.format, &source.code)?;
+        let module = compiled.module;
+        let entry = module.entry_function();
+        let param_types = tensor_types(&entry.param_types(), "parameter")?;
+        let output_types = tensor_types(&entry.result_types, "result")?;
+        let mut aliasing_outputs: Vec<Option<u32>> = entry.arg_attrs.iter().map(|a| a.aliasing_output).collect();
+        aliasing_outputs.resize(param_types.len(), None);
+        let build = options.proto.executable_build_options.as_ref();
+        let num_replicas = count(build.map(|b| b.num_replicas), module.num_replicas);
+        let num_partitions = count(build.map(|b| b.num_partitions), module.num_partitions);
+        if num_partitions > 1 {
+            return Err(Error::unimplemented(format!(
+                "the program is partitioned over {num_partitions} devices (SPMD); apu runs each replica on one device \
+                 and does not partition programs"
+            )));
+        }
+        let name = if module.name.is_empty() { "main".to_string() } else { module.name.clone() };
+        let fingerprint = format!(
+            "apu-{}-{:016x}",
+            env!("CARGO_PKG_VERSION"),
+            fnv1a(&[source.format.as_bytes(), &source.code, &source.options])
+        );
+        Ok(Arc::new(Executable {
+            name,
+            program: compiled.program,
+            last_run_ns: AtomicU64::new(u64::MAX),
+            module,
+            program_text: OnceLock::new(),
+            source,
+            options,
+            num_replicas,
+            num_partitions,
+            param_types,
+            output_types,
+            aliasing_outputs,
+            fingerprint,
+        }))
+    }
+
+    /// The same program compiled with other serialized compile options.
+    pub fn with_options(&self, options: &[u8]) -> Result<Arc<Executable>> {
+        let mut source = self.source.clone();
+        source.options = options.to_vec();
+        Executable::compile(source)
+    }
+
+    pub fn fingerprint(&self) -> &str {
+        &self.fingerprint
+    }
+
+    /// The validated module as StableHLO text (printed once, on first use).
+    pub fn program_text(&self) -> &str {
+        self.program_text.get_or_init(|| apu_compiler::print::print_module(&self.module))
+    }
+
+    /// Bytes of all parameters and of all outputs.
+    pub fn argument_and_output_bytes(&self) -> (i64, i64) {
+        let bytes = |types: &[TensorType]| types.iter().map(|t| t.byte_size() as i64).sum::<i64>();
+        (bytes(&self.param_types), bytes(&self.output_types))
+    }
+}
+
+// ---- Serialization: apu's own envelope ---------------------------------------------------------
+
+const ENVELOPE_MAGIC: &[u8; 8] = b"APUEXEC\0";
+const ENVELOPE_VERSION: u32 = 1;
+
+/// `magic, version (u32 LE), then format, code, options each as (u64 LE length, bytes)`.
+pub fn serialize(source: &ProgramSource) -> Vec<u8> {
+    let mut out = Vec::with_capacity(32 + source.code.len() + source.options.len());
+    out.extend_from_slice(ENVELOPE_MAGIC);
+    out.extend_from_slice(&ENVELOPE_VERSION.to_le_bytes());
+    for part in [source.format.as_bytes(), &source.code, &source.options] {
+        out.extend_from_slice(&(part.len() as u64).to_le_bytes());
+        out.extend_from_slice(part);
+    }
+    out
+}
+
+pub fn deserialize(bytes: &[u8]) -> Result<ProgramSource> {
+    let bad = |msg: String| Error::invalid(format!("not a serialized apu executable: {msg}"));
+    if bytes.len() < 12 || &bytes[..8] != ENVELOPE_MAGIC {
+        return Err(bad("missing APUEXEC header".into()));
+    }
+    let version = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
+    if version != ENVELOPE_VERSION {
+        return Err(bad(format!("envelope version {version}, this apu reads {ENVELOPE_VERSION}")));
+    }
+    let mut pos = 12;
+    let mut parts = Vec::new();
+    for what in ["format", "code", "options"] {
+        let len_bytes = bytes.get(pos..pos + 8).ok_or_else(|| bad(format!("truncated before the {what} length")))?;
+        let len = u64::from_le_bytes(len_bytes.try_into().expect("8 bytes"));
+        pos += 8;
+        let end = usize::try_from(len)
+            .ok()
+            .and_then(|l| pos.checked_add(l))
+            .filter(|&e| e <= bytes.len())
+            .ok_or_else(|| bad(format!("{what} of {len} bytes runs past the end at byte {pos}")))?;
+        parts.push(bytes[pos..end].to_vec());
+        pos = end;
+    }
+    if pos != bytes.len() {
+        return Err(bad(format!("{} trailing bytes", bytes.len() - pos)));
+    }
+    let options = parts.pop().expect("three parts");
+    let code = parts.pop().expect("three parts");
+    let format = String::from_utf8(parts.pop().expect("three parts")).map_err(|_| bad("format is not UTF-8".into()))?;
+    Ok(ProgramSource { format, code, options })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn envelope_round_trips_and_rejects_damage() {
+        let src = ProgramSource { format: "mlir".into(), code: vec![1, 2, 3], options: vec![9; 5] };
+        let bytes = serialize(&src);
+        assert_eq!(deserialize(&bytes).unwrap(), src);
+        for cut in 0..bytes.len() {
+            assert!(deserialize(&bytes[..cut]).is_err(), "truncated at {cut}");
+        }
+        let mut extra = bytes.clone();
+        extra.push(0);
+        assert!(deserialize(&extra).is_err());
+        assert!(deserialize(b"garbage garbage garbage").is_err());
+    }
+
+    #[test]
+    fn counts_come_from_options_when_set() {
+        assert_eq!(count(None, 0), 1);
+        assert_eq!(count(Some(0), 3), 3);
+        assert_eq!(count(Some(-1), 2), 2);
+        assert_eq!(count(Some(4), 2), 4);
+    }
+}
