@@ -9,6 +9,8 @@ use crate::ir::{Function, OpKind, Region, Type};
 use crate::{Error, Result};
 use std::collections::{BTreeSet, HashMap};
 
+mod windows;
+
 /// How a value of the entry function is available while lowering.
 #[derive(Clone, Debug)]
 enum Node {
@@ -414,6 +416,9 @@ impl<'a> Lowering<'a> {
         if self.lower_conv(op)? {
             return Ok(());
         }
+        if self.lower_reduce_window(op)? || self.lower_select_scatter(op)? || self.lower_pad(op)? {
+            return Ok(());
+        }
         if self.lower_control(op)? {
             return Ok(());
         }
@@ -447,7 +452,7 @@ impl<'a> Lowering<'a> {
                 Ok(d) if d < rty.rank() => Ok(Some(Node::Iota(d))),
                 _ => Ok(None),
             },
-            OpKind::BroadcastInDim { .. } | OpKind::Reshape | OpKind::Transpose { .. } | OpKind::Slice { .. } => {
+            OpKind::BroadcastInDim { .. } | OpKind::Reshape | OpKind::Transpose { .. } | OpKind::Slice { .. } | OpKind::Reverse { .. } => {
                 let [x] = op.operands.as_slice() else { return Ok(None) };
                 let xty = self.ty(*x)?;
                 let apply = |v: &View| -> Option<View> {
@@ -456,6 +461,7 @@ impl<'a> Lowering<'a> {
                         OpKind::Reshape => v.reshape(&xty.shape, &rty.shape),
                         OpKind::Transpose { permutation } => v.transpose(permutation),
                         OpKind::Slice { start_indices, strides, .. } => v.slice(start_indices, strides),
+                        OpKind::Reverse { dimensions } => v.reverse(&xty.shape, dimensions),
                         _ => None,
                     }
                 };
