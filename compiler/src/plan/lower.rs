@@ -938,9 +938,9 @@ impl<'a> Lowering<'a> {
             .chain(dims.kernel_spatial.iter().copied())
             .chain(dims.output_spatial.iter().copied());
         let simple = self.caps.dot(aty.elem, bty.elem, rty.elem)
-            && *feature_group_count == 1
+            && *feature_group_count >= 1
             && *batch_group_count == 1
-            && lhs_dilation.iter().all(|&d| d == 1)
+            && (lhs_dilation.is_empty() || lhs_dilation.len() == ns)
             && window_reversal.iter().all(|&w| !w)
             && bty.rank() == rank
             && rty.rank() == rank
@@ -949,7 +949,7 @@ impl<'a> Lowering<'a> {
             && (window_strides.is_empty() || window_strides.len() == ns)
             && (padding.is_empty() || padding.len() == ns)
             && (rhs_dilation.is_empty() || rhs_dilation.len() == ns)
-            && window_strides.iter().chain(rhs_dilation).all(|&s| s >= 1);
+            && window_strides.iter().chain(rhs_dilation).chain(lhs_dilation).all(|&s| s >= 1);
         if !simple {
             return Ok(false);
         }
@@ -971,7 +971,11 @@ impl<'a> Lowering<'a> {
             }
         }
         let out_spatial_stride = out_spatial_strides.last().copied().unwrap_or(0);
-        if aty.shape[u(dims.input_feature)] != bty.shape[u(dims.kernel_input_feature)] {
+        // Feature groups: group g reads input features [g * kif, (g + 1) * kif) and writes its
+        // share of the output features.
+        let groups = *feature_group_count;
+        let kif = bty.shape[u(dims.kernel_input_feature)];
+        if aty.shape[u(dims.input_feature)] != kif * groups || rty.shape[u(dims.output_feature)] % groups != 0 {
             return Ok(false);
         }
         let lhs = self.materialize(*a)?;
@@ -983,7 +987,8 @@ impl<'a> Lowering<'a> {
             rhs,
             elem: rty.elem,
             batch: aty.shape[u(dims.input_batch)].max(0) as usize,
-            in_features: aty.shape[u(dims.input_feature)].max(0) as usize,
+            in_features: kif.max(0) as usize,
+            feature_groups: groups as usize,
             out_features: rty.shape[u(dims.output_feature)].max(0) as usize,
             in_spatial: dims.input_spatial.iter().map(|&d| aty.shape[u(d)].max(0) as usize).collect(),
             kernel_spatial: dims.kernel_spatial.iter().map(|&d| bty.shape[u(d)].max(0) as usize).collect(),
@@ -991,6 +996,7 @@ impl<'a> Lowering<'a> {
             window_strides: if window_strides.is_empty() { vec![1; ns] } else { window_strides.iter().map(|&s| s as usize).collect() },
             pad_low: if padding.is_empty() { vec![0; ns] } else { padding.iter().map(|p| p.0 as isize).collect() },
             rhs_dilation: if rhs_dilation.is_empty() { vec![1; ns] } else { rhs_dilation.iter().map(|&s| s as usize).collect() },
+            lhs_dilation: if lhs_dilation.is_empty() { vec![1; ns] } else { lhs_dilation.iter().map(|&s| s as usize).collect() },
             lhs_batch_stride: ast[u(dims.input_batch)],
             lhs_feature_stride: ast[u(dims.input_feature)],
             lhs_spatial_strides: dims.input_spatial.iter().map(|&d| ast[u(d)]).collect(),

@@ -167,7 +167,8 @@ pub struct DotKernel {
     pub rhs_offset: usize,
 }
 
-/// A convolution as im2col + GEMM (one feature group, no input dilation, no window reversal).
+/// A convolution as im2col + GEMM (no window reversal; input dilation reads the holes as zeros;
+/// `feature_groups` products, one per group, for grouped and depthwise convolutions).
 /// Strides are in elements of each operand's buffer; `out_spatial_stride` is the stride of the
 /// output's spatial positions taken as one row-major index.
 #[derive(Clone, Debug, PartialEq)]
@@ -177,14 +178,19 @@ pub struct ConvKernel {
     pub rhs: SlotId,
     pub elem: ElementType,
     pub batch: usize,
+    /// Input features per group.
     pub in_features: usize,
+    /// Output features of all groups.
     pub out_features: usize,
+    pub feature_groups: usize,
     pub in_spatial: Vec<usize>,
     pub kernel_spatial: Vec<usize>,
     pub out_spatial: Vec<usize>,
     pub window_strides: Vec<usize>,
     pub pad_low: Vec<isize>,
     pub rhs_dilation: Vec<usize>,
+    /// Input (lhs) dilation: the transposed convolution and the input gradient of a strided one.
+    pub lhs_dilation: Vec<usize>,
     /// (batch, feature, spatial...) strides of the input.
     pub lhs_batch_stride: isize,
     pub lhs_feature_stride: isize,
