@@ -22,8 +22,7 @@ fn main() {
         match Program::compile_with(&module, &Options { threads: 1, min_parallel_work: usize::MAX, interpret: false, row_block_bytes: apu_runtime::exec::DEFAULT_ROW_BLOCK_BYTES }) {
             Ok(p) => match p.plan() {
                 Some(plan) => {
-                    let mut fallbacks = Vec::new();
-                    collect_fallbacks(&plan.steps, &mut fallbacks);
+                    let fallbacks: Vec<String> = plan.fallbacks().iter().map(|f| f.to_string()).collect();
                     println!("{path}: {} fallbacks {:?}", plan.summary(), fallbacks);
                     if std::env::var("APU_STEPS").is_ok_and(|v| v == "1") {
                         outline(plan, &plan.steps, 1);
@@ -80,27 +79,6 @@ fn time(module: &apu_compiler::valid::ValidModule) {
     }
 }
 
-/// The names of the ops that fall back to the interpreter, in loop and branch bodies too ("in while").
-fn collect_fallbacks(steps: &[apu_compiler::plan::Step], out: &mut Vec<String>) {
-    for s in steps {
-        match &s.kind {
-            StepKind::Fallback { op, .. } => out.push(op.kind.name().to_string()),
-            StepKind::While { cond, body, .. } => {
-                let mut inner = Vec::new();
-                collect_fallbacks(&cond.steps, &mut inner);
-                collect_fallbacks(&body.steps, &mut inner);
-                out.extend(inner.into_iter().map(|n| format!("{n} (in while)")));
-            }
-            StepKind::Case { branches, .. } => {
-                let mut inner = Vec::new();
-                branches.iter().for_each(|b| collect_fallbacks(&b.steps, &mut inner));
-                out.extend(inner.into_iter().map(|n| format!("{n} (in case)")));
-            }
-            _ => {}
-        }
-    }
-}
-
 /// One line per step: its id, kind and the types of the slots it writes.
 fn outline(plan: &apu_compiler::plan::Plan, steps: &[apu_compiler::plan::Step], depth: usize) {
     let ty = |s: &usize| plan.slots[*s].to_string();
@@ -111,6 +89,9 @@ fn outline(plan: &apu_compiler::plan::Plan, steps: &[apu_compiler::plan::Step], 
             StepKind::ArgReduce(k) => ("arg_reduce".into(), vec![k.value_out, k.index_out]),
             StepKind::Dot(d) => ("dot".into(), vec![d.out]),
             StepKind::Conv(c) => ("conv".into(), vec![c.out]),
+            StepKind::Window(k) => (format!("reduce_window[{:?}]", k.combiner), vec![k.out]),
+            StepKind::SelectScatter(k) => ("select_and_scatter".into(), vec![k.out]),
+            StepKind::Pad(k) => ("pad".into(), vec![k.out]),
             StepKind::Concat(k) => ("concat".into(), vec![k.out]),
             StepKind::DynamicSlice(k) => (if k.update.is_some() { "dynamic_update_slice" } else { "dynamic_slice" }.into(), vec![k.out]),
             StepKind::IndexedCopy(k) => (if k.updates.is_some() { "scatter" } else { "gather" }.into(), vec![k.out]),

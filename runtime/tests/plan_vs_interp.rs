@@ -964,3 +964,300 @@ fn concurrent_runs_of_split_products_keep_their_own_results() {
         }
     });
 }
+
+/// Inputs for window ops: values from a small set (so windows hold ties), with NaN and -0.0
+/// among the floats when `specials`.
+fn window_input(ty: &TensorType, seed: &mut u64, specials: bool) -> Tensor {
+    let mut bytes = Vec::new();
+    for _ in 0..ty.num_elements() {
+        *seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        let r = (*seed >> 33) as u32;
+        let f = match r % 23 {
+            0 if specials => f64::NAN,
+            1 if specials => -0.0,
+            2 if specials => 0.0,
+            _ => (r % 13) as f64 * 0.375 - 2.0,
+        };
+        match ty.elem {
+            E::F32 => bytes.extend((f as f32).to_le_bytes()),
+            E::F64 => bytes.extend(f.to_le_bytes()),
+            _ => bytes.extend(((r % 9) as i32 - 4).to_le_bytes()),
+        }
+    }
+    Tensor::from_bytes(ty.clone(), &bytes).unwrap()
+}
+
+/// Runs `m` on the interpreter and on the plan with 1 and 3 threads (every kernel split): the
+/// outputs must be the same bits (NaN payloads aside), and the plan must have no fallback step.
+fn bit_exact_everywhere(m: &ValidModule, inputs: &[Tensor]) -> Result<(), TestCaseError> {
+    let want = interp::run(m, inputs).map_err(|e| TestCaseError::fail(format!("interpreter: {e}")))?;
+    for (threads, min_parallel_work) in [(1, usize::MAX), (3, 1)] {
+        let p = Program::compile_with(m, &Options { threads, min_parallel_work, interpret: false, row_block_bytes: 1 })
+            .map_err(|e| TestCaseError::fail(format!("compile: {e}")))?;
+        let fallbacks = p.fallbacks();
+        prop_assert!(fallbacks.is_empty(), "fallbacks: {:?}", fallbacks);
+        let got = p.run(inputs).map_err(|e| TestCaseError::fail(format!("plan: {e}")))?;
+        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+            prop_assert_eq!(&g.ty, &w.ty);
+            match (floats(g), floats(w)) {
+                (Some(gv), Some(wv)) => {
+                    for (k, (x, y)) in gv.iter().zip(&wv).enumerate() {
+                        let ok = (x.is_nan() && y.is_nan()) || x.to_bits() == y.to_bits();
+                        prop_assert!(ok, "out{} [{}]: plan {} vs interpreter {} ({} threads)", i, k, x, y, threads);
+                    }
+                }
+                _ => prop_assert!(g.bytes() == w.bytes(), "out{}: bytes differ ({} threads)", i, threads),
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Output size of a window along one axis of size `n` (spec: padded, base-dilated operand).
+fn window_out(n: i64, window: i64, stride: i64, base: i64, dil: i64, lo: i64, hi: i64) -> i64 {
+    let dilated = if n == 0 { 0 } else { (n - 1) * base + 1 };
+    let padded = dilated + lo + hi;
+    let extent = (window - 1) * dil + 1;
+    if padded < extent { 0 } else { (padded - extent) / stride + 1 }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// `reduce_window` with every combiner the kernel takes, any window, strides, base and window
+    /// dilation and padding, on a stored, transposed or reversed operand, with a constant or a
+    /// parameter init value: bit for bit the interpreter's results (NaN and signed zeros included).
+    #[test]
+    fn reduce_windows(
+        shape in prop::collection::vec(1i64..6, 1..=4),
+        geometry in prop::collection::vec((1i64..4, 1i64..3, 1i64..3, 1i64..3, 0i64..3, 0i64..3), 4),
+        combiner in 0u8..4, elem in elem_strategy(), operand in 0u8..3, init_param in any::<bool>(), specials in any::<bool>(), seed in any::<u64>(),
+    ) {
+        let rank = shape.len();
+        let g = &geometry[..rank];
+        let op = [BinaryOp::Add, BinaryOp::Multiply, BinaryOp::Maximum, BinaryOp::Minimum][combiner as usize];
+        let out: Vec<i64> = (0..rank).map(|d| window_out(shape[d], g[d].0, g[d].1, g[d].2, g[d].3, g[d].4, g[d].5)).collect();
+        let mut b = FnBuilder::new("main");
+        // The operand: a parameter, or a transpose / reverse of one (a strided view).
+        let x = match operand {
+            0 => b.param(ty(&shape, elem)),
+            1 => {
+                let perm: Vec<i64> = (0..rank as i64).rev().collect();
+                let stored: Vec<i64> = perm.iter().map(|&p| shape[p as usize]).collect();
+                let p = b.param(ty(&stored, elem));
+                b.op(OpKind::Transpose { permutation: perm }, &[p], ty(&shape, elem))
+            }
+            _ => {
+                let p = b.param(ty(&shape, elem));
+                b.op(OpKind::Reverse { dimensions: vec![0] }, &[p], ty(&shape, elem))
+            }
+        };
+        let init = if init_param {
+            b.param(ty(&[], elem))
+        } else {
+            let bytes = match (elem, op) {
+                (E::F32, BinaryOp::Add) => 0f32.to_le_bytes().to_vec(),
+                (E::F32, BinaryOp::Multiply) => 1f32.to_le_bytes().to_vec(),
+                (E::F32, BinaryOp::Maximum) => f32::NEG_INFINITY.to_le_bytes().to_vec(),
+                (E::F32, _) => f32::INFINITY.to_le_bytes().to_vec(),
+                (E::F64, BinaryOp::Add) => 0f64.to_le_bytes().to_vec(),
+                (E::F64, BinaryOp::Multiply) => 1f64.to_le_bytes().to_vec(),
+                (E::F64, BinaryOp::Maximum) => f64::NEG_INFINITY.to_le_bytes().to_vec(),
+                (E::F64, _) => f64::INFINITY.to_le_bytes().to_vec(),
+                (_, BinaryOp::Add) => 0i32.to_le_bytes().to_vec(),
+                (_, BinaryOp::Multiply) => 1i32.to_le_bytes().to_vec(),
+                (_, BinaryOp::Maximum) => i32::MIN.to_le_bytes().to_vec(),
+                _ => i32::MAX.to_le_bytes().to_vec(),
+            };
+            scalar_const(&mut b, elem, bytes)
+        };
+        let region = b.binary_region(op, elem);
+        let kind = OpKind::ReduceWindow {
+            window_dimensions: g.iter().map(|t| t.0).collect(),
+            window_strides: g.iter().map(|t| t.1).collect(),
+            base_dilations: g.iter().map(|t| t.2).collect(),
+            window_dilations: g.iter().map(|t| t.3).collect(),
+            padding: g.iter().map(|t| (t.4, t.5)).collect(),
+        };
+        let r = b.ops(kind, &[x, init], &[ty(&out, elem)], vec![region]);
+        let f = b.finish(&r);
+        let m = module(vec![f]);
+        let mut seed = seed;
+        let inputs: Vec<Tensor> = m.entry_function().param_types().iter().map(|t| window_input(t.as_tensor().unwrap(), &mut seed, specials)).collect();
+        bit_exact_everywhere(&m, &inputs)?;
+    }
+
+    /// Cumulative sums, products, maxima and minima as JAX lowers them on CPU: a window as long as
+    /// the axis, padded in front.
+    #[test]
+    fn cumulative_windows(shape in prop::collection::vec(1i64..9, 1..=3), axis in 0usize..3, combiner in 0u8..4, elem in elem_strategy(), specials in any::<bool>(), seed in any::<u64>()) {
+        let rank = shape.len();
+        let axis = axis % rank;
+        let op = [BinaryOp::Add, BinaryOp::Multiply, BinaryOp::Maximum, BinaryOp::Minimum][combiner as usize];
+        let n = shape[axis];
+        let mut b = FnBuilder::new("main");
+        let x = b.param(ty(&shape, elem));
+        let init = b.param(ty(&[], elem));
+        let region = b.binary_region(op, elem);
+        let kind = OpKind::ReduceWindow {
+            window_dimensions: (0..rank).map(|d| if d == axis { n } else { 1 }).collect(),
+            window_strides: vec![1; rank],
+            base_dilations: vec![1; rank],
+            window_dilations: vec![1; rank],
+            padding: (0..rank).map(|d| if d == axis { (n - 1, 0) } else { (0, 0) }).collect(),
+        };
+        let r = b.ops(kind, &[x, init], &[ty(&shape, elem)], vec![region]);
+        let m = module(vec![b.finish(&r)]);
+        let mut seed = seed;
+        let inputs: Vec<Tensor> = m.entry_function().param_types().iter().map(|t| window_input(t.as_tensor().unwrap(), &mut seed, specials)).collect();
+        bit_exact_everywhere(&m, &inputs)?;
+    }
+
+    /// `select_and_scatter` as max/min pooling's gradient: GE/GT/LE/LT selects over windows with
+    /// ties, NaN and signed zeros, strides and padding, an add scatter from a constant or
+    /// parameter init value.
+    #[test]
+    fn select_and_scatters(
+        shape in prop::collection::vec(1i64..7, 1..=4),
+        geometry in prop::collection::vec((1i64..4, 1i64..3, 0i64..2, 0i64..2), 4),
+        dir in 0u8..4, f64s in any::<bool>(), init_param in any::<bool>(), specials in any::<bool>(), seed in any::<u64>(),
+    ) {
+        let rank = shape.len();
+        let g = &geometry[..rank];
+        let elem = if f64s { E::F64 } else { E::F32 };
+        let source: Vec<i64> = (0..rank).map(|d| window_out(shape[d], g[d].0, g[d].1, 1, 1, g[d].2, g[d].3)).collect();
+        let direction = [ComparisonDirection::Ge, ComparisonDirection::Gt, ComparisonDirection::Le, ComparisonDirection::Lt][dir as usize];
+        let mut b = FnBuilder::new("main");
+        let x = b.param(ty(&shape, elem));
+        let s = b.param(ty(&source, elem));
+        let init = if init_param { b.param(ty(&[], elem)) } else { scalar_const(&mut b, elem, vec![0; elem.byte_size()]) };
+        let st = ty(&[], elem);
+        let select = b.region(&[st.clone(), st.clone()], |b, p| vec![b.op(OpKind::Compare { direction, compare_type: None }, &[p[0], p[1]], ty(&[], E::Pred))]);
+        let scatter = b.binary_region(BinaryOp::Add, elem);
+        let kind = OpKind::SelectAndScatter {
+            window_dimensions: g.iter().map(|t| t.0).collect(),
+            window_strides: g.iter().map(|t| t.1).collect(),
+            padding: g.iter().map(|t| (t.2, t.3)).collect(),
+        };
+        let r = b.ops(kind, &[x, s, init], &[ty(&shape, elem)], vec![select, scatter]);
+        let m = module(vec![b.finish(&r)]);
+        let mut seed = seed;
+        let inputs: Vec<Tensor> = m.entry_function().param_types().iter().map(|t| window_input(t.as_tensor().unwrap(), &mut seed, specials)).collect();
+        bit_exact_everywhere(&m, &inputs)?;
+    }
+
+    /// `pad` with negative (cropping), zero and positive edges and interior padding, of floats and
+    /// integers, then a reverse of the result (a view read by a kernel). (A pad of predicates is
+    /// still a fallback: the lowering takes only types whose bits fill their bytes.)
+    #[test]
+    fn pads(shape in prop::collection::vec(0i64..5, 1..=3), edges in prop::collection::vec((-2i64..3, -2i64..3, 0i64..3), 3), elem in prop_oneof![Just(E::F32), Just(E::F64), Just(E::S32)], value_param in any::<bool>(), seed in any::<u64>()) {
+        let rank = shape.len();
+        let e = &edges[..rank];
+        let out: Vec<i64> = (0..rank).map(|d| {
+            let dilated = if shape[d] == 0 { 0 } else { (shape[d] - 1) * (e[d].2 + 1) + 1 };
+            dilated + e[d].0 + e[d].1
+        }).collect();
+        prop_assume!(out.iter().all(|&o| o >= 0));
+        let mut b = FnBuilder::new("main");
+        let x = b.param(ty(&shape, elem));
+        let value = if value_param { b.param(ty(&[], elem)) } else { scalar_const(&mut b, elem, vec![1; elem.byte_size()]) };
+        let kind = OpKind::Pad { edge_padding_low: e.iter().map(|t| t.0).collect(), edge_padding_high: e.iter().map(|t| t.1).collect(), interior_padding: e.iter().map(|t| t.2).collect() };
+        let p = b.op(kind, &[x, value], ty(&out, elem));
+        let rev = b.op(OpKind::Reverse { dimensions: (0..rank as i64).collect() }, &[p], ty(&out, elem));
+        let r = if elem == E::Pred { rev } else { b.op(OpKind::Binary(BinaryOp::Add), &[rev, rev], ty(&out, elem)) };
+        let m = module(vec![b.finish(&[p, r])]);
+        let mut seed = seed;
+        let inputs: Vec<Tensor> = m.entry_function().param_types().iter().map(|t| random_tensor(t.as_tensor().unwrap(), &mut seed)).collect();
+        bit_exact_everywhere(&m, &inputs)?;
+    }
+}
+
+proptest! {
+    /// Convolutions with input (lhs) dilation, as transposed convolutions and the input gradients
+    /// of strided ones are: NHWC and NCHW, with strides, padding and kernel dilation, on the
+    /// im2col kernel (no fallback step).
+    #[test]
+    fn input_dilated_convolutions(n in 1i64..3, h in 1i64..6, w in 1i64..6, c in 1i64..4, o in 1i64..4, kh in 1i64..4, kw in 1i64..4, stride in 1i64..3, pad in prop::collection::vec(0i64..3, 4), dil in 1i64..3, ldil in prop::collection::vec(1i64..4, 2), nchw in any::<bool>(), f64s in any::<bool>(), seed in any::<u64>()) {
+        let elem = if f64s { E::F64 } else { E::F32 };
+        let out = |size: i64, ld: i64, k: i64, lo: i64, hi: i64| ((size - 1) * ld + 1 + lo + hi - ((k - 1) * dil + 1)).div_euclid(stride) + 1;
+        let (oh, ow) = (out(h, ldil[0], kh, pad[0], pad[1]), out(w, ldil[1], kw, pad[2], pad[3]));
+        prop_assume!(oh >= 1 && ow >= 1);
+        let (ishape, kshape, oshape, dims) = if nchw {
+            (vec![n, c, h, w], vec![o, c, kh, kw], vec![n, o, oh, ow], ConvDims {
+                input_batch: 0, input_feature: 1, input_spatial: vec![2, 3],
+                kernel_input_feature: 1, kernel_output_feature: 0, kernel_spatial: vec![2, 3],
+                output_batch: 0, output_feature: 1, output_spatial: vec![2, 3],
+            })
+        } else {
+            (vec![n, h, w, c], vec![kh, kw, c, o], vec![n, oh, ow, o], ConvDims {
+                input_batch: 0, input_feature: 3, input_spatial: vec![1, 2],
+                kernel_input_feature: 2, kernel_output_feature: 3, kernel_spatial: vec![0, 1],
+                output_batch: 0, output_feature: 3, output_spatial: vec![1, 2],
+            })
+        };
+        let mut b = FnBuilder::new("main");
+        let x = b.param(ty(&ishape, elem));
+        let k = b.param(ty(&kshape, elem));
+        let kind = OpKind::Convolution {
+            window_strides: vec![stride, stride],
+            padding: vec![(pad[0], pad[1]), (pad[2], pad[3])],
+            lhs_dilation: ldil.clone(),
+            rhs_dilation: vec![dil, dil],
+            window_reversal: vec![false, false],
+            dims,
+            feature_group_count: 1,
+            batch_group_count: 1,
+            precision: vec![],
+        };
+        let y = b.op(kind, &[x, k], ty(&oshape, elem));
+        let m = module(vec![b.finish(&[y])]);
+        let p = Program::compile_with(&m, &Options { threads: 1, min_parallel_work: usize::MAX, interpret: false, row_block_bytes: 1 }).unwrap();
+        prop_assert!(p.fallbacks().is_empty(), "fallbacks: {:?}", p.fallbacks());
+        same_everywhere(&m, seed)?;
+    }
+}
+
+proptest! {
+    /// Grouped and depthwise convolutions (`feature_group_count` > 1), NHWC and NCHW, with strides,
+    /// padding and input dilation, on the im2col kernel (no fallback step).
+    #[test]
+    fn grouped_convolutions(n in 1i64..3, h in 1i64..6, w in 1i64..6, groups in 1i64..5, c in 1i64..3, o in 1i64..3, kh in 1i64..4, kw in 1i64..4, stride in 1i64..3, pad in prop::collection::vec(0i64..2, 4), ldil in 1i64..3, nchw in any::<bool>(), f64s in any::<bool>(), seed in any::<u64>()) {
+        let elem = if f64s { E::F64 } else { E::F32 };
+        let (ci, co) = (c * groups, o * groups);
+        let out = |size: i64, k: i64, lo: i64, hi: i64| ((size - 1) * ldil + 1 + lo + hi - k).div_euclid(stride) + 1;
+        let (oh, ow) = (out(h, kh, pad[0], pad[1]), out(w, kw, pad[2], pad[3]));
+        prop_assume!(oh >= 1 && ow >= 1);
+        let (ishape, kshape, oshape, dims) = if nchw {
+            (vec![n, ci, h, w], vec![co, c, kh, kw], vec![n, co, oh, ow], ConvDims {
+                input_batch: 0, input_feature: 1, input_spatial: vec![2, 3],
+                kernel_input_feature: 1, kernel_output_feature: 0, kernel_spatial: vec![2, 3],
+                output_batch: 0, output_feature: 1, output_spatial: vec![2, 3],
+            })
+        } else {
+            (vec![n, h, w, ci], vec![kh, kw, c, co], vec![n, oh, ow, co], ConvDims {
+                input_batch: 0, input_feature: 3, input_spatial: vec![1, 2],
+                kernel_input_feature: 2, kernel_output_feature: 3, kernel_spatial: vec![0, 1],
+                output_batch: 0, output_feature: 3, output_spatial: vec![1, 2],
+            })
+        };
+        let mut b = FnBuilder::new("main");
+        let x = b.param(ty(&ishape, elem));
+        let k = b.param(ty(&kshape, elem));
+        let kind = OpKind::Convolution {
+            window_strides: vec![stride, stride],
+            padding: vec![(pad[0], pad[1]), (pad[2], pad[3])],
+            lhs_dilation: vec![ldil, ldil],
+            rhs_dilation: vec![1, 1],
+            window_reversal: vec![false, false],
+            dims,
+            feature_group_count: groups,
+            batch_group_count: 1,
+            precision: vec![],
+        };
+        let y = b.op(kind, &[x, k], ty(&oshape, elem));
+        let m = module(vec![b.finish(&[y])]);
+        let p = Program::compile_with(&m, &Options { threads: 1, min_parallel_work: usize::MAX, interpret: false, row_block_bytes: 1 }).unwrap();
+        prop_assert!(p.fallbacks().is_empty(), "fallbacks: {:?}", p.fallbacks());
+        same_everywhere(&m, seed)?;
+    }
+}

@@ -9,6 +9,8 @@ use crate::ir::{Function, OpKind, Region, Type};
 use crate::{Error, Result};
 use std::collections::{BTreeSet, HashMap};
 
+mod windows;
+
 /// How a value of the entry function is available while lowering.
 #[derive(Clone, Debug)]
 enum Node {
@@ -412,6 +414,9 @@ impl<'a> Lowering<'a> {
         if self.lower_conv(op)? {
             return Ok(());
         }
+        if self.lower_reduce_window(op)? || self.lower_select_scatter(op)? || self.lower_pad(op)? {
+            return Ok(());
+        }
         if self.lower_control(op)? {
             return Ok(());
         }
@@ -445,7 +450,7 @@ impl<'a> Lowering<'a> {
                 Ok(d) if d < rty.rank() => Ok(Some(Node::Iota(d))),
                 _ => Ok(None),
             },
-            OpKind::BroadcastInDim { .. } | OpKind::Reshape | OpKind::Transpose { .. } | OpKind::Slice { .. } => {
+            OpKind::BroadcastInDim { .. } | OpKind::Reshape | OpKind::Transpose { .. } | OpKind::Slice { .. } | OpKind::Reverse { .. } => {
                 let [x] = op.operands.as_slice() else { return Ok(None) };
                 let xty = self.ty(*x)?;
                 let apply = |v: &View| -> Option<View> {
@@ -454,6 +459,7 @@ impl<'a> Lowering<'a> {
                         OpKind::Reshape => v.reshape(&xty.shape, &rty.shape),
                         OpKind::Transpose { permutation } => v.transpose(permutation),
                         OpKind::Slice { start_indices, strides, .. } => v.slice(start_indices, strides),
+                        OpKind::Reverse { dimensions } => v.reverse(&xty.shape, dimensions),
                         _ => None,
                     }
                 };
@@ -930,9 +936,9 @@ impl<'a> Lowering<'a> {
             .chain(dims.kernel_spatial.iter().copied())
             .chain(dims.output_spatial.iter().copied());
         let simple = self.caps.dot(aty.elem, bty.elem, rty.elem)
-            && *feature_group_count == 1
+            && *feature_group_count >= 1
             && *batch_group_count == 1
-            && lhs_dilation.iter().all(|&d| d == 1)
+            && (lhs_dilation.is_empty() || lhs_dilation.len() == ns)
             && window_reversal.iter().all(|&w| !w)
             && bty.rank() == rank
             && rty.rank() == rank
@@ -941,7 +947,7 @@ impl<'a> Lowering<'a> {
             && (window_strides.is_empty() || window_strides.len() == ns)
             && (padding.is_empty() || padding.len() == ns)
             && (rhs_dilation.is_empty() || rhs_dilation.len() == ns)
-            && window_strides.iter().chain(rhs_dilation).all(|&s| s >= 1);
+            && window_strides.iter().chain(rhs_dilation).chain(lhs_dilation).all(|&s| s >= 1);
         if !simple {
             return Ok(false);
         }
@@ -963,7 +969,11 @@ impl<'a> Lowering<'a> {
             }
         }
         let out_spatial_stride = out_spatial_strides.last().copied().unwrap_or(0);
-        if aty.shape[u(dims.input_feature)] != bty.shape[u(dims.kernel_input_feature)] {
+        // Feature groups: group g reads input features [g * kif, (g + 1) * kif) and writes its
+        // share of the output features.
+        let groups = *feature_group_count;
+        let kif = bty.shape[u(dims.kernel_input_feature)];
+        if aty.shape[u(dims.input_feature)] != kif * groups || rty.shape[u(dims.output_feature)] % groups != 0 {
             return Ok(false);
         }
         let lhs = self.materialize(*a)?;
@@ -975,7 +985,8 @@ impl<'a> Lowering<'a> {
             rhs,
             elem: rty.elem,
             batch: aty.shape[u(dims.input_batch)].max(0) as usize,
-            in_features: aty.shape[u(dims.input_feature)].max(0) as usize,
+            in_features: kif.max(0) as usize,
+            feature_groups: groups as usize,
             out_features: rty.shape[u(dims.output_feature)].max(0) as usize,
             in_spatial: dims.input_spatial.iter().map(|&d| aty.shape[u(d)].max(0) as usize).collect(),
             kernel_spatial: dims.kernel_spatial.iter().map(|&d| bty.shape[u(d)].max(0) as usize).collect(),
@@ -983,6 +994,7 @@ impl<'a> Lowering<'a> {
             window_strides: if window_strides.is_empty() { vec![1; ns] } else { window_strides.iter().map(|&s| s as usize).collect() },
             pad_low: if padding.is_empty() { vec![0; ns] } else { padding.iter().map(|p| p.0 as isize).collect() },
             rhs_dilation: if rhs_dilation.is_empty() { vec![1; ns] } else { rhs_dilation.iter().map(|&s| s as usize).collect() },
+            lhs_dilation: if lhs_dilation.is_empty() { vec![1; ns] } else { lhs_dilation.iter().map(|&s| s as usize).collect() },
             lhs_batch_stride: ast[u(dims.input_batch)],
             lhs_feature_stride: ast[u(dims.input_feature)],
             lhs_spatial_strides: dims.input_spatial.iter().map(|&d| ast[u(d)]).collect(),

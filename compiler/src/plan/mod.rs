@@ -6,15 +6,19 @@
 //! cannot disagree about what a fused kernel can evaluate.
 
 pub mod arg_reduce;
+pub mod fallbacks;
 pub mod indexed_copy;
 pub mod lower;
 pub mod rows;
 pub mod view;
+pub mod window;
 
 pub use arg_reduce::{ArgReduceKernel, Pick};
+pub use fallbacks::FallbackStep;
 pub use indexed_copy::{Combine, IndexedCopyKernel};
 use crate::ir::{BinaryOp, ComparisonDirection, ComparisonType, ElementType, Literal, Module, Op, OpKind, TensorType, UnaryOp, ValueId};
 pub use view::View;
+pub use window::{PadKernel, SelectScatterKernel, WindowAxis, WindowKernel};
 
 /// Index of a buffer slot in [`Plan::slots`].
 pub type SlotId = usize;
@@ -133,6 +137,16 @@ pub enum Operand {
     Slot(SlotId),
 }
 
+impl Operand {
+    /// The slot read, if any.
+    pub fn slot(&self) -> Option<SlotId> {
+        match self {
+            Operand::Slot(s) => Some(*s),
+            Operand::Const(_) => None,
+        }
+    }
+}
+
 /// `dot_general` as (batched) GEMM: `out[b, m, n] = sum_k lhs[b, m, k] * rhs[b, k, n]` with the
 /// operands addressed through element strides (so transposes cost nothing).
 #[derive(Clone, Debug, PartialEq)]
@@ -153,7 +167,8 @@ pub struct DotKernel {
     pub rhs_offset: usize,
 }
 
-/// A convolution as im2col + GEMM (one feature group, no input dilation, no window reversal).
+/// A convolution as im2col + GEMM (no window reversal; input dilation reads the holes as zeros;
+/// `feature_groups` products, one per group, for grouped and depthwise convolutions).
 /// Strides are in elements of each operand's buffer; `out_spatial_stride` is the stride of the
 /// output's spatial positions taken as one row-major index.
 #[derive(Clone, Debug, PartialEq)]
@@ -163,14 +178,19 @@ pub struct ConvKernel {
     pub rhs: SlotId,
     pub elem: ElementType,
     pub batch: usize,
+    /// Input features per group.
     pub in_features: usize,
+    /// Output features of all groups.
     pub out_features: usize,
+    pub feature_groups: usize,
     pub in_spatial: Vec<usize>,
     pub kernel_spatial: Vec<usize>,
     pub out_spatial: Vec<usize>,
     pub window_strides: Vec<usize>,
     pub pad_low: Vec<isize>,
     pub rhs_dilation: Vec<usize>,
+    /// Input (lhs) dilation: the transposed convolution and the input gradient of a strided one.
+    pub lhs_dilation: Vec<usize>,
     /// (batch, feature, spatial...) strides of the input.
     pub lhs_batch_stride: isize,
     pub lhs_feature_stride: isize,
@@ -253,6 +273,11 @@ pub enum StepKind {
     Reduce(ReduceKernel),
     ArgReduce(ArgReduceKernel),
     Dot(DotKernel),
+    /// `reduce_window` with a known combiner (see [`window`]).
+    Window(WindowKernel),
+    /// `select_and_scatter` of a max/min select and an add scatter.
+    SelectScatter(SelectScatterKernel),
+    Pad(PadKernel),
     /// `dst` shares `src`'s buffer (a reshape of a contiguous value).
     Alias { src: SlotId, dst: SlotId },
     /// One op run by the interpreter. `captured` are values defined outside the op's regions
@@ -308,6 +333,9 @@ impl StepKind {
             }
             StepKind::Dot(d) => vec![d.lhs, d.rhs],
             StepKind::Conv(c) => vec![c.lhs, c.rhs],
+            StepKind::Window(k) => std::iter::once(k.input).chain(k.init.slot()).collect(),
+            StepKind::SelectScatter(k) => [k.operand, k.source].into_iter().chain(k.init.slot()).collect(),
+            StepKind::Pad(k) => std::iter::once(k.input).chain(k.value.slot()).collect(),
             StepKind::Concat(c) => c.inputs.clone(),
             StepKind::DynamicSlice(d) => std::iter::once(d.operand).chain(d.update).chain(d.indices.iter().copied()).collect(),
             StepKind::IndexedCopy(k) => [k.big, k.indices].into_iter().chain(k.updates).collect(),
@@ -328,6 +356,9 @@ impl StepKind {
             StepKind::ArgReduce(k) => vec![k.value_out, k.index_out],
             StepKind::Dot(d) => vec![d.out],
             StepKind::Conv(c) => vec![c.out],
+            StepKind::Window(k) => vec![k.out],
+            StepKind::SelectScatter(k) => vec![k.out],
+            StepKind::Pad(k) => vec![k.out],
             StepKind::Concat(c) => vec![c.out],
             StepKind::DynamicSlice(d) => vec![d.out],
             StepKind::IndexedCopy(k) => vec![k.out],
@@ -381,9 +412,9 @@ impl Plan {
             for s in steps {
                 counts[match s.kind {
                     StepKind::Elementwise(_) => 0,
-                    StepKind::Reduce(_) | StepKind::ArgReduce(_) => 1,
+                    StepKind::Reduce(_) | StepKind::ArgReduce(_) | StepKind::Window(_) | StepKind::SelectScatter(_) => 1,
                     StepKind::Dot(_) | StepKind::Conv(_) => 2,
-                    StepKind::Alias { .. } | StepKind::DynamicSlice(_) | StepKind::IndexedCopy(_) | StepKind::Concat(_) => 3,
+                    StepKind::Alias { .. } | StepKind::DynamicSlice(_) | StepKind::IndexedCopy(_) | StepKind::Concat(_) | StepKind::Pad(_) => 3,
                     StepKind::Fallback { .. } => 4,
                     StepKind::While { .. } | StepKind::Case { .. } => 5,
                     StepKind::Rows(_) => 6,

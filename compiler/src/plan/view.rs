@@ -65,6 +65,21 @@ impl View {
         Some(View { offset: usize::try_from(offset).ok()?, strides })
     }
 
+    /// `reverse` of `dims` of a value of `shape`: those axes are read from their last element
+    /// backwards (a negative stride).
+    pub fn reverse(&self, shape: &[i64], dims: &[i64]) -> Option<View> {
+        let mut offset = self.offset as isize;
+        let mut strides = self.strides.clone();
+        let mut seen = vec![false; shape.len()];
+        for &d in dims {
+            let d = usize::try_from(d).ok().filter(|&d| d < shape.len() && !seen[d])?;
+            seen[d] = true;
+            offset += strides[d] * (shape[d].max(1) - 1) as isize;
+            strides[d] = -strides[d];
+        }
+        Some(View { offset: usize::try_from(offset).ok()?, strides })
+    }
+
     /// `reshape` from `in_shape` to `out_shape`, when it is still a strided view: contiguous
     /// reads stay contiguous and a broadcast scalar stays a broadcast scalar.
     pub fn reshape(&self, in_shape: &[i64], out_shape: &[i64]) -> Option<View> {
@@ -90,6 +105,15 @@ mod tests {
         let t = b.transpose(&[1, 0]).unwrap();
         assert_eq!(t.strides, vec![1, 0]);
         assert!(!t.is_contiguous(&[3, 2]));
+    }
+
+    #[test]
+    fn reverse_reads_axes_backwards() {
+        let v = View::identity(&[2, 3]).reverse(&[2, 3], &[1]).unwrap();
+        assert_eq!((v.offset, v.strides.clone()), (2, vec![3, -1]));
+        let w = v.reverse(&[2, 3], &[0, 1]).unwrap();
+        assert_eq!((w.offset, w.strides.clone()), (3, vec![-3, 1]));
+        assert!(View::identity(&[2]).reverse(&[2], &[0, 0]).is_none());
     }
 
     #[test]

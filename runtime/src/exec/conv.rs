@@ -41,7 +41,9 @@ pub unsafe fn run(c: &ConvKernel, lhs: Ptr, rhs: Ptr, out: Ptr, workers: &Worker
 }
 
 unsafe fn run_typed<T: Element>(c: &ConvKernel, lhs: Ptr, rhs: Ptr, out: Ptr, workers: &Workers) {
-    let (ci, co) = (c.in_features, c.out_features);
+    // Per group: `ci` input features, `co` output features; group g's output features start at g * co.
+    let groups = c.feature_groups.max(1);
+    let (ci, co) = (c.in_features, c.out_features / groups);
     let windows: usize = c.kernel_spatial.iter().product();
     let positions: usize = c.out_spatial.iter().product();
     let k = windows * ci;
@@ -49,12 +51,13 @@ unsafe fn run_typed<T: Element>(c: &ConvKernel, lhs: Ptr, rhs: Ptr, out: Ptr, wo
     if rows == 0 || co == 0 {
         return;
     }
+    let co_all = co * groups;
     let op = out.get() as *mut T;
     if k == 0 {
         // An empty window sums nothing.
         for r in 0..rows {
             let (n, s) = (r / positions, r % positions);
-            for o in 0..co {
+            for o in 0..co_all {
                 *op.offset(n as isize * c.out_batch_stride + s as isize * c.out_spatial_stride + o as isize * c.out_feature_stride) = T::default();
             }
         }
@@ -63,20 +66,23 @@ unsafe fn run_typed<T: Element>(c: &ConvKernel, lhs: Ptr, rhs: Ptr, out: Ptr, wo
     // Kernel packed as [window, in_feature] x [out_feature].
     let rp = rhs.get() as *const T;
     let ns = c.kernel_spatial.len();
-    let mut packed = vec![T::default(); k * co];
+    // Group g's kernel at packed[g * k * co..].
+    let mut packed = vec![T::default(); groups * k * co];
     let mut kc = vec![0usize; ns];
-    for w in 0..windows {
-        unravel(w, &c.kernel_spatial, &mut kc);
-        let base: isize = kc.iter().zip(&c.rhs_spatial_strides).map(|(&x, &s)| x as isize * s).sum();
-        for i in 0..ci {
-            for o in 0..co {
-                packed[(w * ci + i) * co + o] = *rp.offset(base + i as isize * c.rhs_in_stride + o as isize * c.rhs_out_stride);
+    for g in 0..groups {
+        for w in 0..windows {
+            unravel(w, &c.kernel_spatial, &mut kc);
+            let base: isize = kc.iter().zip(&c.rhs_spatial_strides).map(|(&x, &s)| x as isize * s).sum::<isize>() + (g * co) as isize * c.rhs_out_stride;
+            for i in 0..ci {
+                for o in 0..co {
+                    packed[g * k * co + (w * ci + i) * co + o] = *rp.offset(base + i as isize * c.rhs_in_stride + o as isize * c.rhs_out_stride);
+                }
             }
         }
     }
     let packed = PackedPtr(packed.as_ptr());
     let lp = Ptr(lhs.get());
-    workers.for_ranges(rows, BLOCK_ROWS, k * co, &|range| {
+    workers.for_ranges(rows, BLOCK_ROWS, k * co_all, &|range| {
         let lp = lp.get() as *const T;
         let packed = packed.get();
         let mut col = vec![T::default(); BLOCK_ROWS.min(range.len()) * k];
@@ -87,6 +93,8 @@ unsafe fn run_typed<T: Element>(c: &ConvKernel, lhs: Ptr, rhs: Ptr, out: Ptr, wo
             let n = r / positions;
             let s0 = r % positions;
             let take = BLOCK_ROWS.min(range.end - r).min(positions - s0);
+            for g in 0..groups {
+            let feature0 = (g * ci) as isize * c.lhs_feature_stride;
             for j in 0..take {
                 unravel(s0 + j, &c.out_spatial, &mut oc);
                 let row = &mut col[j * k..(j + 1) * k];
@@ -94,15 +102,18 @@ unsafe fn run_typed<T: Element>(c: &ConvKernel, lhs: Ptr, rhs: Ptr, out: Ptr, wo
                     unravel(w, &c.kernel_spatial, &mut kc);
                     let mut inside = true;
                     for d in 0..ns {
-                        ic[d] = (oc[d] * c.window_strides[d] + kc[d] * c.rhs_dilation[d]) as isize - c.pad_low[d];
-                        inside &= ic[d] >= 0 && (ic[d] as usize) < c.in_spatial[d];
+                        // Position in the padded, dilated input; holes of the dilation read zeros.
+                        let p = (oc[d] * c.window_strides[d] + kc[d] * c.rhs_dilation[d]) as isize - c.pad_low[d];
+                        let ld = c.lhs_dilation[d] as isize;
+                        ic[d] = p.div_euclid(ld);
+                        inside &= p >= 0 && p % ld == 0 && (ic[d] as usize) < c.in_spatial[d];
                     }
                     let dst = &mut row[w * ci..(w + 1) * ci];
                     if !inside {
                         dst.fill(T::default());
                         continue;
                     }
-                    let base = n as isize * c.lhs_batch_stride + ic.iter().zip(&c.lhs_spatial_strides).map(|(&x, &s)| x * s).sum::<isize>();
+                    let base = feature0 + n as isize * c.lhs_batch_stride + ic.iter().zip(&c.lhs_spatial_strides).map(|(&x, &s)| x * s).sum::<isize>();
                     if c.lhs_feature_stride == 1 {
                         std::ptr::copy_nonoverlapping(lp.offset(base), dst.as_mut_ptr(), ci);
                     } else {
@@ -112,8 +123,9 @@ unsafe fn run_typed<T: Element>(c: &ConvKernel, lhs: Ptr, rhs: Ptr, out: Ptr, wo
                     }
                 }
             }
-            let dst = (out.get() as *mut T).offset(n as isize * c.out_batch_stride + s0 as isize * c.out_spatial_stride);
-            block_product(take, k, co, col.as_ptr(), packed, dst, c.out_spatial_stride, c.out_feature_stride);
+            let dst = (out.get() as *mut T).offset(n as isize * c.out_batch_stride + s0 as isize * c.out_spatial_stride + (g * co) as isize * c.out_feature_stride);
+            block_product(take, k, co, col.as_ptr(), packed.add(g * k * co), dst, c.out_spatial_stride, c.out_feature_stride);
+            }
             r += take;
         }
     });

@@ -11,6 +11,7 @@ mod claims;
 mod control;
 mod conv;
 mod dynamic_slice;
+mod fallbacks;
 mod fastmath;
 mod fold;
 pub mod fused;
@@ -24,6 +25,7 @@ mod rows;
 mod scalar;
 mod team;
 mod transpose;
+mod window;
 pub mod workers;
 
 use crate::{interp, AlignedBytes, Tensor};
@@ -37,6 +39,7 @@ use pool::Pool;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use workers::Workers;
+pub use fallbacks::{fallbacks_in_dir, fallbacks_of};
 
 /// A raw buffer pointer handed to worker threads; kernels write disjoint ranges.
 #[derive(Clone, Copy)]
@@ -505,6 +508,39 @@ impl Executable {
                 unsafe { conv::run(c, a, b, Ptr(buf.as_mut_ptr()), &self.workers) };
                 slots[c.out] = Some(Arc::new(buf));
             }
+            (StepKind::Window(k), _) => {
+                let input = Self::slot_ptr(slots, k.input)?;
+                let init = match &k.init {
+                    Operand::Const(c) => *c,
+                    Operand::Slot(s) => read_scalar(k.elem, Self::slot_ptr(slots, *s)?),
+                };
+                let mut buf = pool.take(plan.slots[k.out].byte_size());
+                // SAFETY: the lowering built the axes from the operand's view and the result's shape.
+                unsafe { window::reduce_window(k, input, init, buf.as_mut_ptr(), &self.workers) };
+                slots[k.out] = Some(Arc::new(buf));
+            }
+            (StepKind::SelectScatter(k), _) => {
+                let (operand, source) = (Self::slot_ptr(slots, k.operand)?, Self::slot_ptr(slots, k.source)?);
+                let init = match &k.init {
+                    Operand::Const(c) => *c,
+                    Operand::Slot(s) => read_scalar(k.elem, Self::slot_ptr(slots, *s)?),
+                };
+                let mut buf = pool.take(plan.slots[k.out].byte_size());
+                // SAFETY: the lowering built the axes from the operand's and the source's shapes.
+                unsafe { window::select_and_scatter(k, operand, source, init, buf.as_mut_ptr(), &self.workers) };
+                slots[k.out] = Some(Arc::new(buf));
+            }
+            (StepKind::Pad(k), _) => {
+                let value: Vec<u8> = match &k.value {
+                    Operand::Const(c) => kscalar_bytes(*c),
+                    Operand::Slot(s) => Self::slot_bytes(slots, *s)?[..k.elem_bytes].to_vec(),
+                };
+                let input = Self::slot_ptr(slots, k.input)?;
+                let mut buf = pool.take(plan.slots[k.out].byte_size());
+                // SAFETY: the lowering checked that the shapes and paddings agree.
+                unsafe { window::pad(k, input.get(), &value, buf.as_mut_ptr()) };
+                slots[k.out] = Some(Arc::new(buf));
+            }
             (StepKind::Alias { src, dst }, _) => {
                 slots[*dst] = Some(slots[*src].clone().ok_or_else(|| Error::internal("alias of an unwritten slot"))?);
             }
@@ -595,6 +631,19 @@ impl Args {
             Args::Inline(a, n) => &mut a[..*n],
             Args::Heap(v) => v,
         }
+    }
+}
+
+/// The little-endian bytes of a kernel constant.
+fn kscalar_bytes(k: KScalar) -> Vec<u8> {
+    match k {
+        KScalar::F32(x) => x.to_le_bytes().to_vec(),
+        KScalar::F64(x) => x.to_le_bytes().to_vec(),
+        KScalar::S32(x) => x.to_le_bytes().to_vec(),
+        KScalar::S64(x) => x.to_le_bytes().to_vec(),
+        KScalar::U32(x) => x.to_le_bytes().to_vec(),
+        KScalar::U64(x) => x.to_le_bytes().to_vec(),
+        KScalar::Pred(b) => vec![b as u8],
     }
 }
 

@@ -1,0 +1,44 @@
+import jax, jax.numpy as jnp
+from jax import lax
+import sys, os
+out = sys.argv[1]
+os.makedirs(out, exist_ok=True)
+dn = ('NHWC', 'HWIO', 'NHWC')
+def conv(x, w, stride=1, pad='SAME', groups=1):
+    return lax.conv_general_dilated(x, w, (stride, stride), pad, dimension_numbers=dn, feature_group_count=groups)
+def avg_pool(x, k=2, s=2, pad='VALID'):
+    return lax.reduce_window(x, 0., lax.add, (1,k,k,1), (1,s,s,1), pad) / (k*k)
+def max_pool(x, k=3, s=2, pad='SAME'):
+    return lax.reduce_window(x, -jnp.inf, lax.max, (1,k,k,1), (1,s,s,1), pad)
+def cnn(params, x, y):
+    w1, w2, wd, wt, wl = params
+    h = jax.nn.relu(conv(x, w1))            # 8x8x4 -> 8x8x8
+    h = max_pool(h)                         # -> 4x4x8
+    h = conv(h, wd, groups=8)               # depthwise 3x3
+    h = jax.nn.relu(conv(h, w2, stride=2))  # -> 2x2x8
+    h = lax.conv_transpose(h, wt, (2, 2), 'SAME', dimension_numbers=dn)  # -> 4x4x8
+    h = avg_pool(h)                         # -> 2x2x8
+    h = h.reshape(h.shape[0], -1) @ wl
+    return jnp.mean((h - y) ** 2)
+k = jax.random.split(jax.random.PRNGKey(0), 8)
+params = (jax.random.normal(k[0], (3,3,4,8)), jax.random.normal(k[1], (3,3,8,8)), jax.random.normal(k[2], (3,3,1,8)),
+          jax.random.normal(k[3], (2,2,8,8)), jax.random.normal(k[4], (32,3)))
+x = jax.random.normal(k[5], (2,8,8,4)); y = jax.random.normal(k[6], (2,3))
+def step(params, x, y):
+    l, g = jax.value_and_grad(cnn)(params, x, y)
+    return l, g
+progs = {
+  "cnn_train_step": (step, (params, x, y)),
+  "avg_pool_fwd_grad": (jax.value_and_grad(lambda x: jnp.sum(avg_pool(x, 3, 2, 'SAME') ** 2)), (x,)),
+  "max_pool_fwd_grad": (jax.value_and_grad(lambda x: jnp.sum(max_pool(x) ** 2)), (x,)),
+  "cumulative": (lambda x: (jnp.cumsum(x, axis=1), lax.cummax(x, axis=2), jnp.cumprod(x, axis=3), lax.cummin(x, axis=0)), (x,)),
+  "depthwise_conv_grad": (jax.value_and_grad(lambda w, x: jnp.sum(conv(x, w, groups=4) ** 2), argnums=(0, 1)), (jax.random.normal(k[7], (3,3,1,8)), x)),
+  "transposed_conv_grad": (jax.value_and_grad(lambda w, x: jnp.sum(lax.conv_transpose(x, w, (2, 2), 'SAME', dimension_numbers=dn) ** 2), argnums=(0, 1)), (jax.random.normal(k[7], (3,3,4,6)), x)),
+  "conv1d_ncw_grad": (jax.value_and_grad(lambda w, x: jnp.sum(lax.conv_general_dilated(x, w, (2,), [(1, 1)], dimension_numbers=('NCH', 'OIH', 'NCH')) ** 2), argnums=(0, 1)), (jax.random.normal(k[7], (6,4,3)), jax.random.normal(k[5], (2,4,9)))),
+  "conv3d_grad": (jax.value_and_grad(lambda w, x: jnp.sum(lax.conv_general_dilated(x, w, (1,1,1), 'SAME', dimension_numbers=('NDHWC', 'DHWIO', 'NDHWC')) ** 2), argnums=(0, 1)), (jax.random.normal(k[7], (2,2,2,3,4)), jax.random.normal(k[5], (1,4,4,4,3)))),
+  "conv_nchw_grad": (jax.value_and_grad(lambda w, x: jnp.sum(lax.conv_general_dilated(x, w, (2,2), 'SAME', dimension_numbers=('NCHW', 'OIHW', 'NCHW')) ** 2), argnums=(0, 1)), (jax.random.normal(k[7], (6,4,3,3)), jax.random.normal(k[5], (2,4,7,7)))),
+}
+for name, (f, args) in progs.items():
+    t = jax.jit(f).lower(*args).as_text()
+    open(os.path.join(out, name + ".mlir"), "w").write(t)
+    print(name, len(t))
