@@ -5,6 +5,7 @@ pub mod buffer;
 pub mod device;
 pub mod event;
 pub mod exec;
+pub mod host_callback;
 pub mod interp;
 pub mod layout;
 pub mod memory_stats;
