@@ -1,7 +1,9 @@
 //! The apu plugin: PJRT C API handlers over the compiler and runtime crates. The library exports
 //! `GetPjrtApi` (everything else of PJRT is reached through the table it returns) and, for TensorFlow,
-//! `SE_InitPlugin`, `TF_InitKernel` and `TFNPD_InitPlugin` (see [`tf`]).
+//! `SE_InitPlugin`, `TF_InitKernel` and `TFNPD_InitPlugin` (see [`tf`]), and `apu_host_callback_install`
+//! for the wheel's host callbacks (see [`host_callback`]).
 
+pub mod host_callback;
 pub mod pjrt;
 pub mod tf;
 pub mod version;

@@ -86,6 +86,16 @@ def _enable_lowerings() -> None:
             logger.warning("apu: could not enable %s: %s", what, exc)
 
 
+def _enable_callbacks(path: pathlib.Path) -> None:
+    # jax.debug.print / debug.callback / pure_callback / io_callback (callbacks.py).
+    try:
+        from . import callbacks
+
+        callbacks.register(PLATFORM_NAME, str(path))
+    except Exception as exc:  # private API: never let a JAX change break registration
+        logger.warning("apu: could not enable host callbacks (jax.debug.print, pure_callback): %s", exc)
+
+
 def initialize() -> None:
     path = library_path()
     if not path.exists():
@@ -115,3 +125,4 @@ def initialize() -> None:
         return
     _enable_donation()
     _enable_lowerings()
+    _enable_callbacks(path)

@@ -7,6 +7,7 @@ pub mod device;
 pub mod error;
 pub mod event;
 pub mod exec;
+pub mod host_callback;
 pub mod interp;
 pub mod layout;
 pub mod memory_stats;

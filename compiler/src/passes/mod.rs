@@ -1,13 +1,14 @@
 //! Passes over a module before planning: inlining of calls (so that fusion sees through JAX's
 //! private helper functions), removal of ops that do nothing (same-type reshapes, converts,
 //! broadcasts, identity transposes, full slices), of repeated pure ops, and copies of one-element constants into the
-//! loop and branch regions that read them (so that they fuse there).
+//! loop and branch regions that read them (so that they fuse there); tokens become empty tensors.
 
 mod cse;
 mod identity;
 mod inline;
 mod remap;
 mod sink_constants;
+pub mod tokens;
 
 use crate::ir::Module;
 use crate::valid::{validate, ValidModule};
@@ -16,6 +17,7 @@ use crate::{Error, Result};
 /// The simplifications the planner relies on, in order. The result has the same semantics.
 pub fn simplify(module: &Module) -> Result<Module> {
     let mut m = inline::inline_calls(module)?;
+    tokens::tokens_as_empty_tensors(&mut m);
     identity::remove_identity_ops(&mut m);
     cse::eliminate_common_subexpressions(&mut m);
     sink_constants::sink_constants(&mut m);

@@ -420,6 +420,9 @@ impl<'a> Lowering<'a> {
         if self.lower_control(op)? {
             return Ok(());
         }
+        if self.lower_host_callback(op)? {
+            return Ok(());
+        }
         self.lower_fallback(op)
     }
 
@@ -1085,6 +1088,26 @@ impl<'a> Lowering<'a> {
         self.consumers = saved_consumers;
         self.ops = saved_ops;
         result
+    }
+
+    /// `custom_call @apu_host_callback`: its operands are materialized and its results get slots.
+    fn lower_host_callback(&mut self, op: &Op) -> Result<bool> {
+        let Some(callback) = super::host_callback::host_callback_number(op) else {
+            return Ok(false);
+        };
+        let callback = callback?;
+        let mut inputs = Vec::with_capacity(op.operands.len());
+        for &x in &op.operands {
+            inputs.push(self.materialize(x)?);
+        }
+        let mut outputs = Vec::with_capacity(op.results.len());
+        for &r in &op.results {
+            let s = self.new_slot(r)?;
+            self.nodes.insert(r, Node::Slot(s));
+            outputs.push(s);
+        }
+        self.push(StepKind::HostCallback(super::HostCallbackKernel { callback, inputs, outputs }));
+        Ok(true)
     }
 
     fn lower_fallback(&mut self, op: &Op) -> Result<()> {

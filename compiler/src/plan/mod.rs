@@ -7,6 +7,7 @@
 
 pub mod arg_reduce;
 pub mod fallbacks;
+pub mod host_callback;
 pub mod indexed_copy;
 pub mod lower;
 pub mod rows;
@@ -15,6 +16,7 @@ pub mod window;
 
 pub use arg_reduce::{ArgReduceKernel, Pick};
 pub use fallbacks::FallbackStep;
+pub use host_callback::{HostCallbackKernel, HOST_CALLBACK_TARGET};
 pub use indexed_copy::{Combine, IndexedCopyKernel};
 use crate::ir::{BinaryOp, ComparisonDirection, ComparisonType, ElementType, Literal, Module, Op, OpKind, TensorType, UnaryOp, ValueId};
 pub use view::View;
@@ -283,6 +285,8 @@ pub enum StepKind {
     /// One op run by the interpreter. `captured` are values defined outside the op's regions
     /// that the regions read.
     Fallback { op: Op, inputs: Vec<SlotId>, captured: Vec<(ValueId, SlotId)>, outputs: Vec<SlotId> },
+    /// A call into the host process (`jax.debug.print`, `pure_callback`, ...).
+    HostCallback(HostCallbackKernel),
     /// `while`: the state starts as `inputs`; `cond` and `body` read it through their params.
     /// `captured` are outer slots the blocks read (kept alive across the loop).
     While { inputs: Vec<SlotId>, captured: Vec<SlotId>, cond: Block, body: Block, outputs: Vec<SlotId> },
@@ -343,6 +347,7 @@ impl StepKind {
             StepKind::Fallback { inputs, captured, .. } => {
                 inputs.iter().copied().chain(captured.iter().map(|c| c.1)).collect()
             }
+            StepKind::HostCallback(k) => k.inputs.clone(),
             StepKind::While { inputs, captured, .. } => inputs.iter().chain(captured).copied().collect(),
             StepKind::Case { index, captured, .. } => std::iter::once(index).chain(captured).copied().collect(),
         }
@@ -363,6 +368,7 @@ impl StepKind {
             StepKind::DynamicSlice(d) => vec![d.out],
             StepKind::IndexedCopy(k) => vec![k.out],
             StepKind::Alias { dst, .. } => vec![*dst],
+            StepKind::HostCallback(k) => k.outputs.clone(),
             StepKind::Fallback { outputs, .. } | StepKind::While { outputs, .. } | StepKind::Case { outputs, .. } => {
                 outputs.clone()
             }
@@ -408,13 +414,14 @@ pub struct Plan {
 impl Plan {
     /// How many steps of each kind (nested blocks included), for logs and tests.
     pub fn summary(&self) -> String {
-        fn count(steps: &[Step], counts: &mut [usize; 7]) {
+        fn count(steps: &[Step], counts: &mut [usize; 8]) {
             for s in steps {
                 counts[match s.kind {
                     StepKind::Elementwise(_) => 0,
                     StepKind::Reduce(_) | StepKind::ArgReduce(_) | StepKind::Window(_) | StepKind::SelectScatter(_) => 1,
                     StepKind::Dot(_) | StepKind::Conv(_) => 2,
                     StepKind::Alias { .. } | StepKind::DynamicSlice(_) | StepKind::IndexedCopy(_) | StepKind::Concat(_) | StepKind::Pad(_) => 3,
+                    StepKind::HostCallback(_) => 7,
                     StepKind::Fallback { .. } => 4,
                     StepKind::While { .. } | StepKind::Case { .. } => 5,
                     StepKind::Rows(_) => 6,
@@ -424,12 +431,13 @@ impl Plan {
                 }
             }
         }
-        let mut counts = [0usize; 7];
+        let mut counts = [0usize; 8];
         count(&self.steps, &mut counts);
         let groups = if counts[6] > 0 { format!(" ({} row-blocked groups)", counts[6]) } else { String::new() };
+        let callbacks = if counts[7] > 0 { format!(", {} host callback", counts[7]) } else { String::new() };
         format!(
-            "{} steps: {} fused, {} reduce, {} dot/conv, {} alias/copy, {} fallback, {} control{groups}",
-            counts[..6].iter().sum::<usize>(),
+            "{} steps: {} fused, {} reduce, {} dot/conv, {} alias/copy, {} fallback, {} control{callbacks}{groups}",
+            counts[..6].iter().sum::<usize>() + counts[7],
             counts[0],
             counts[1],
             counts[2],

@@ -47,7 +47,12 @@ fn tensor_types(types: &[Type], what: &str) -> Result<Vec<TensorType>> {
         .iter()
         .enumerate()
         .map(|(i, t)| {
-            t.as_tensor().cloned().ok_or_else(|| {
+            // A token travels as the empty `pred[0]` buffer JAX passes for it (passes::tokens).
+            let t_or_token = match t {
+                Type::Token => Some(apu_compiler::passes::tokens::token_tensor_type()),
+                _ => t.as_tensor().cloned(),
+            };
+            t_or_token.ok_or_else(|| {
                 Error::unimplemented(format!("{what} {i} of @main has type {t}; apu supports tensor types only"))
                     .location(format!("{what} {i}"))
             })

@@ -562,6 +562,20 @@ impl Executable {
                     slots[s] = Some(t.data);
                 }
             }
+            (StepKind::HostCallback(k), _) => {
+                let args = k
+                    .inputs
+                    .iter()
+                    .map(|&s| {
+                        let data = slots[s].clone().ok_or_else(|| Error::internal(format!("slot {s} is read before it is written")))?;
+                        Ok(Tensor { ty: plan.slots[s].clone(), data })
+                    })
+                    .collect::<Result<Vec<_>>>()?;
+                let types: Vec<TensorType> = k.outputs.iter().map(|&s| plan.slots[s].clone()).collect();
+                for (&s, t) in k.outputs.iter().zip(crate::host_callback::call(k.callback, &args, &types)?) {
+                    slots[s] = Some(t.data);
+                }
+            }
             (StepKind::While { inputs, cond, body, outputs, .. }, Prepared::Loop(lp)) => self.run_while(lp, inputs, cond, body, outputs, slots, pool, rng)?,
             (StepKind::Case { index, branches, outputs, .. }, _) => self.run_case(*index, branches, outputs, slots, pool, rng)?,
             (StepKind::Rows(g), _) => self.run_rows(g, slots, pool, rng)?,

@@ -401,6 +401,15 @@ impl<'m> Interpreter<'m> {
                 }
                 Ok(operands)
             }
+            K::CustomCall { call_target_name, .. } if call_target_name == crate::host_callback::HOST_CALLBACK_TARGET => {
+                // A call into the host is an effect, not a computation: the oracle makes the same call.
+                let callback = apu_compiler::plan::host_callback::host_callback_number(op)
+                    .transpose()?
+                    .ok_or_else(|| Error::internal("host callback without a number"))?;
+                let args = all_dense(0..operands.len())?.into_iter().map(Dense::to_tensor).collect::<Result<Vec<_>>>()?;
+                let results = crate::host_callback::call(callback, &args, &result_types()?)?;
+                many(results.iter().map(Dense::from_tensor).collect::<Result<Vec<_>>>()?)
+            }
             K::CustomCall { call_target_name, .. } if super::support::is_identity_custom_call(call_target_name) => {
                 for (i, v) in operands.iter().enumerate() {
                     let want = frame.func.values.get(op.results.get(i).map(|r| r.index()).unwrap_or(usize::MAX));

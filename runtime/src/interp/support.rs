@@ -119,6 +119,11 @@ fn check_op(f: &Function, op: &Op) -> Result<()> {
             Some(Type::Tensor(t)) => super::rng::check_output(*algorithm, t),
             _ => Ok(()),
         },
+        K::CustomCall { call_target_name, .. } if call_target_name == crate::host_callback::HOST_CALLBACK_TARGET => {
+            apu_compiler::plan::host_callback::host_callback_number(op).transpose().map(|_| ())?;
+            tensor_types(f, &op.operands, "operand")?;
+            tensor_types(f, &op.results, "result").map(|_| ())
+        }
         K::CustomCall { call_target_name, .. } if is_identity_custom_call(call_target_name) => Ok(()),
         K::CustomCall { call_target_name, .. } if is_sink_custom_call(call_target_name) && op.results.is_empty() => Ok(()),
         K::CustomCall { call_target_name, .. } if super::qr::is_qr_custom_call(call_target_name) => {
