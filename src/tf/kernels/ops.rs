@@ -75,6 +75,15 @@ pub enum TfOp {
 }
 
 impl TfOp {
+    /// Inputs whose values (not only types) the lowering reads: host-memory axes, shapes and the
+    /// like. Their bytes are part of the compiled-op cache key.
+    pub fn value_inputs(&self) -> &'static [usize] {
+        match self {
+            TfOp::Reduce { .. } => &[1],
+            _ => &[],
+        }
+    }
+
     /// Short name for error messages.
     pub fn name(&self) -> String {
         match self {

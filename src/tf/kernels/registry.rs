@@ -3,12 +3,11 @@
 use super::attrs::Attrs;
 use super::ops::{Padding, TfOp, TfReduction, TfUnary};
 use super::tf_io;
+use crate::tf::guard::{self, TfError};
 use crate::tf::symbols::{self, OwnedStatus, TfApi};
-use apu_compiler::error::ErrorKind;
 use apu_compiler::ir::{BinaryOp, ElementType};
 use apu_pjrt_api::tf as c;
 use std::ffi::{c_void, CString};
-use std::panic::{catch_unwind, AssertUnwindSafe};
 
 type Make = fn(&Attrs) -> Result<TfOp, String>;
 
@@ -136,11 +135,12 @@ pub fn kernel_defs() -> Vec<KernelDef> {
     v
 }
 
-/// State of one constructed kernel: the op, or why its attributes were not acceptable (reported when
-/// it runs, where TensorFlow turns it into a Python exception).
+/// State of one constructed kernel: the op (or why its attributes were not acceptable, reported when
+/// it runs, where TensorFlow turns it into a Python exception) and its cache key.
 struct Kernel {
     op_name: &'static str,
     op: Result<TfOp, String>,
+    key: std::sync::Arc<str>,
 }
 
 /// Per-registration data the create callback needs; TensorFlow's create callback gets no user pointer,
@@ -148,56 +148,49 @@ struct Kernel {
 static DEFS: std::sync::OnceLock<Vec<KernelDef>> = std::sync::OnceLock::new();
 
 unsafe extern "C" fn create<const I: usize>(ctx: *mut c::TF_OpKernelConstruction) -> *mut c_void {
-    let (Ok(api), Some(def)) = (symbols::api(), DEFS.get().and_then(|d| d.get(I))) else {
-        return std::ptr::null_mut();
-    };
-    let attrs = Attrs { api, ctx, _life: std::marker::PhantomData };
-    let op = catch_unwind(AssertUnwindSafe(|| (def.make)(&attrs))).unwrap_or_else(|_| Err("attribute reading panicked".into()));
-    Box::into_raw(Box::new(Kernel { op_name: def.op, op })) as *mut c_void
+    guard::quiet("kernel create", std::ptr::null_mut(), || {
+        let (Ok(api), Some(def)) = (symbols::api(), DEFS.get().and_then(|d| d.get(I))) else {
+            return std::ptr::null_mut();
+        };
+        let attrs = Attrs { api, ctx, _life: std::marker::PhantomData };
+        let op = guard::catch(def.op, || Ok((def.make)(&attrs))).unwrap_or_else(|e| Err(e.message));
+        let key = match &op {
+            Ok(op) => format!("{op:?}").into(),
+            Err(_) => "".into(),
+        };
+        Box::into_raw(Box::new(Kernel { op_name: def.op, op, key })) as *mut c_void
+    })
 }
 
 unsafe extern "C" fn delete(kernel: *mut c_void) {
-    if !kernel.is_null() {
-        drop(Box::from_raw(kernel as *mut Kernel));
-    }
+    guard::quiet("kernel delete", (), || {
+        if !kernel.is_null() {
+            drop(Box::from_raw(kernel as *mut Kernel));
+        }
+    })
 }
 
-fn tf_code(kind: ErrorKind) -> c::TF_Code {
-    match kind {
-        ErrorKind::Unimplemented => c::TF_Code_TF_UNIMPLEMENTED,
-        ErrorKind::InvalidArgument => c::TF_Code_TF_INVALID_ARGUMENT,
-        ErrorKind::Internal => c::TF_Code_TF_INTERNAL,
-    }
-}
-
-unsafe fn compute_inner(api: &'static TfApi, kernel: &Kernel, ctx: *mut c::TF_OpKernelContext) -> Result<(), (c::TF_Code, String)> {
-    let op = kernel.op.as_ref().map_err(|m| (c::TF_Code_TF_INVALID_ARGUMENT, m.clone()))?;
-    let wrap = |e: apu_compiler::Error| (tf_code(e.kind), e.to_string());
+unsafe fn compute_inner(api: &'static TfApi, kernel: &Kernel, ctx: *mut c::TF_OpKernelContext) -> Result<(), TfError> {
+    let op = kernel.op.as_ref().map_err(|m| TfError::invalid(m.clone()))?;
     let n = (api.num_inputs.unwrap())(ctx);
-    let inputs = (0..n).map(|i| tf_io::read_input(api, ctx, i)).collect::<Result<Vec<_>, _>>().map_err(wrap)?;
-    let outputs = super::run_single_op(op, &inputs).map_err(wrap)?;
+    let inputs = (0..n).map(|i| tf_io::read_input(api, ctx, i)).collect::<Result<Vec<_>, _>>()?;
+    let outputs = super::cache::global().run(&kernel.key, op, &inputs)?;
     let expected = (api.num_outputs.unwrap())(ctx);
     if outputs.len() as i32 != expected {
-        return Err((c::TF_Code_TF_INTERNAL, format!("produced {} outputs, TensorFlow expects {expected}", outputs.len())));
+        return Err(TfError::internal(format!("produced {} outputs, TensorFlow expects {expected}", outputs.len())));
     }
     for (i, t) in outputs.iter().enumerate() {
-        tf_io::write_output(api, ctx, i as i32, t).map_err(wrap)?;
+        tf_io::write_output(api, ctx, i as i32, t)?;
     }
     Ok(())
 }
 
 unsafe extern "C" fn compute(kernel: *mut c_void, ctx: *mut c::TF_OpKernelContext) {
-    let Ok(api) = symbols::api() else { return };
     let Some(kernel) = (kernel as *const Kernel).as_ref() else { return };
-    let outcome = catch_unwind(AssertUnwindSafe(|| compute_inner(api, kernel, ctx)));
-    let (code, message) = match outcome {
-        Ok(Ok(())) => return,
-        Ok(Err(e)) => e,
-        Err(_) => (c::TF_Code_TF_INTERNAL, "apu kernel panicked".to_string()),
-    };
-    let status = OwnedStatus::new(api);
-    symbols::set_status(api, status.raw, code, &format!("apu: {} on APU failed: {message}", kernel.op_name));
-    (api.kernel_failure.unwrap())(ctx, status.raw);
+    guard::kernel(kernel.op_name, ctx, || {
+        let api = symbols::api().map_err(TfError::internal)?;
+        compute_inner(api, kernel, ctx)
+    });
 }
 
 macro_rules! creators {
