@@ -7,9 +7,12 @@ pub mod builder;
 pub mod cache;
 pub mod compile;
 pub mod lower;
+pub mod lower_more;
 pub mod ops;
 pub mod registry;
 pub mod run;
 pub mod tf_io;
 
 pub use run::run_single_op;
+#[cfg(test)]
+mod plan_check;
