@@ -203,7 +203,7 @@ def test_a_second_call_with_the_same_shapes_compiles_nothing(run_script):
     r = run_script("compile_count.py", {"APU_ENABLE_NEXTPLUGGABLE_DEVICE": "0", "APU_TF_LOG_COMPILES": "1"})
     assert r.returncode == 0, r.stderr[-3000:]
     compiles = [l for l in r.stderr.splitlines() if "apu: compiled TensorFlow op" in l]
-    matmuls = [l for l in compiles if "op MatMul for f32[8,16], f32[16,4]" in l]
+    matmuls = [l for l in compiles if "op MatMul for tensor<8x16xf32>, tensor<16x4xf32>" in l]
     assert len(matmuls) == 1, compiles
-    assert len([l for l in compiles if "op MatMul for f32[3,16], f32[16,4]" in l]) == 1, compiles
+    assert len([l for l in compiles if "op MatMul for tensor<3x16xf32>, tensor<16x4xf32>" in l]) == 1, compiles
     assert r.result == {"first": r.result["first"], "same": True}
