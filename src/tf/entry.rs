@@ -1,9 +1,10 @@
-//! The symbols TensorFlow looks up in a plug-in library. Each catches panics: unwinding into TensorFlow
-//! is undefined behaviour, and an error status here aborts the process, so problems are logged instead.
+//! The symbols TensorFlow looks up in a plug-in library. Each runs through [`guard::registration`]:
+//! unwinding into TensorFlow is undefined behaviour, and an error status here aborts the process, so
+//! problems are logged instead.
 
 use super::config::{self, Mode};
+use super::guard;
 use apu_pjrt_api::tf as c;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// StreamExecutor registration (PluggableDevice). Registers `APU` in PD mode, `APU_DUMMY` otherwise.
 ///
@@ -11,9 +12,10 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 /// Called by TensorFlow with its registration params.
 #[no_mangle]
 pub unsafe extern "C" fn SE_InitPlugin(params: *mut c::SE_PlatformRegistrationParams, _status: *mut c::TF_Status) {
-    if catch_unwind(AssertUnwindSafe(|| super::pd::platform::init_plugin(params))).is_err() {
-        eprintln!("apu: SE_InitPlugin panicked");
-    }
+    guard::registration("SE_InitPlugin", (), || {
+        super::pd::platform::init_plugin(params);
+        Ok(())
+    })
 }
 
 /// NextPluggableDevice registration. Device type `APU` in NPD mode, `APU_DUMMY` with no devices otherwise.
@@ -22,17 +24,14 @@ pub unsafe extern "C" fn SE_InitPlugin(params: *mut c::SE_PlatformRegistrationPa
 /// Called by TensorFlow with its params.
 #[no_mangle]
 pub unsafe extern "C" fn TFNPD_InitPlugin(params: *mut c::TFNPD_PluginParams, _status: *mut c::TF_Status) -> *const c::TFNPD_Api {
-    catch_unwind(AssertUnwindSafe(|| super::npd::plugin::init_plugin(params))).unwrap_or_else(|_| {
-        eprintln!("apu: TFNPD_InitPlugin panicked");
-        std::ptr::null()
-    })
+    guard::registration("TFNPD_InitPlugin", std::ptr::null(), || Ok(super::npd::plugin::init_plugin(params)))
 }
 
 /// Kernel registration: apu's kernels on `APU` in PD mode. In NPD mode every op is compiled through
 /// PJRT, except one host-memory identity that keeps int32 constants correct (`npd::eager_const`).
 #[no_mangle]
 pub extern "C" fn TF_InitKernel() {
-    let r = catch_unwind(|| {
+    guard::registration("TF_InitKernel", (), || {
         let cfg = config::get();
         match cfg.mode {
             Mode::Pluggable => {
@@ -45,8 +44,6 @@ pub extern "C" fn TF_InitKernel() {
                 }
             }
         }
-    });
-    if r.is_err() {
-        eprintln!("apu: TF_InitKernel panicked");
-    }
+        Ok(())
+    })
 }

@@ -4,6 +4,7 @@
 
 pub mod config;
 pub mod entry;
+pub mod guard;
 pub mod kernels;
 pub mod npd;
 pub mod pd;

@@ -73,6 +73,44 @@ CASES = [
     ("BiasAddGrad", lambda g: raw.BiasAddGrad(out_backprop=g), [f32(2, 3, 5)], 1e-5),
     ("BiasAddGrad NCHW", lambda g: raw.BiasAddGrad(out_backprop=g, data_format="NCHW"), [f32(2, 3, 4, 4)], 1e-5),
     ("SoftmaxCrossEntropyWithLogits", lambda f, l: raw.SoftmaxCrossEntropyWithLogits(features=f, labels=l), [f32(4, 5), tf.nn.softmax(f32(4, 5))], 1e-5),
+    # The ops a Keras training step (MLP, CNN, LSTM; jit_compile=False) needs beyond the set above.
+    ("Pow", lambda x, y: raw.Pow(x=x, y=y), [positive(3, 4), f32(4)], 1e-5),
+    ("DivNoNan", lambda x, y: raw.DivNoNan(x=x, y=y), [f32(2, 4), tf.constant([0.0, 2.0, -0.5, 0.0])], 1e-6),
+    ("SquaredDifference", lambda x, y: raw.SquaredDifference(x=x, y=y), [f32(3, 4), f32(4)], 1e-6),
+    ("RsqrtGrad", lambda y, dy: raw.RsqrtGrad(y=y, dy=dy), [positive(7), f32(7)], 1e-6),
+    ("SigmoidGrad", lambda y, dy: raw.SigmoidGrad(y=y, dy=dy), [f32(7, low=0, high=1), f32(7)], 1e-6),
+    ("TanhGrad", lambda y, dy: raw.TanhGrad(y=y, dy=dy), [f32(7, low=-1, high=1), f32(7)], 1e-6),
+    ("Sign", lambda x: raw.Sign(x=x), [tf.constant([-2.0, 0.0, 3.0, -0.0])], 0),
+    ("ZerosLike", lambda x: raw.ZerosLike(x=x), [f32(2, 3)], 0),
+    ("OnesLike", lambda x: raw.OnesLike(x=x), [f32(2, 3)], 0),
+    ("AddN", lambda a, b, c: raw.AddN(inputs=[a, b, c]), [f32(3, 4), f32(3, 4), f32(3, 4)], 1e-6),
+    ("Equal", lambda x, y: raw.Equal(x=x, y=y), [tf.constant([1.0, 2.0, 3.0]), tf.constant([1.0, 0.0, 3.0])], 0),
+    ("NotEqual", lambda x, y: raw.NotEqual(x=x, y=y), [tf.constant([[1.0], [2.0]]), tf.constant([1.0, 2.0])], 0),
+    ("Greater", lambda x, y: raw.Greater(x=x, y=y), [f32(3, 4), f32(4)], 0),
+    ("GreaterEqual", lambda x, y: raw.GreaterEqual(x=x, y=y), [f32(3, 4), tf.constant(0.5)], 0),
+    ("Less", lambda x, y: raw.Less(x=x, y=y), [f32(3, 4), f32(3, 4)], 0),
+    ("LessEqual", lambda x, y: raw.LessEqual(x=x, y=y), [f32(3, 4), f32(1, 4)], 0),
+    ("SelectV2", lambda c, t, e: raw.SelectV2(condition=c, t=t, e=e), [tf.constant([[True], [False], [True]]), f32(3, 4), f32(4)], 0),
+    ("Tile", lambda x: raw.Tile(input=x, multiples=tf.constant([2, 1, 3])), [f32(2, 3, 2)], 0),
+    ("Tile int64 multiples", lambda x: raw.Tile(input=x, multiples=tf.constant([3, 2], tf.int64)), [f32(2, 3)], 0),
+    ("BroadcastTo", lambda x: raw.BroadcastTo(input=x, shape=tf.constant([4, 2, 3])), [f32(2, 1)], 0),
+    ("BroadcastTo int64 shape", lambda x: raw.BroadcastTo(input=x, shape=tf.constant([3, 5], tf.int64)), [f32(5)], 0),
+    ("Transpose", lambda x: raw.Transpose(x=x, perm=tf.constant([2, 0, 1])), [f32(2, 3, 4)], 0),
+    ("Transpose int64 perm", lambda x: raw.Transpose(x=x, perm=tf.constant([1, 0], tf.int64)), [f32(3, 5)], 0),
+    ("Fill", lambda v: raw.Fill(dims=tf.constant([2, 3]), value=v), [tf.constant(1.5)], 0),
+    ("Fill int64 dims", lambda v: raw.Fill(dims=tf.constant([4], tf.int64), value=v), [tf.constant(-2.0)], 0),
+    ("SparseSoftmaxCrossEntropyWithLogits", lambda f, l: raw.SparseSoftmaxCrossEntropyWithLogits(features=f, labels=l), [f32(4, 5), tf.constant([0, 4, 2, 1], tf.int64)], 1e-5),
+    ("SparseSoftmaxCrossEntropyWithLogits int32", lambda f, l: raw.SparseSoftmaxCrossEntropyWithLogits(features=f, labels=l), [f32(3, 6), tf.constant([5, 0, 3], tf.int32)], 1e-5),
+    ("MaxPool VALID", lambda x: raw.MaxPool(input=x, ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1], padding="VALID"), [f32(2, 7, 6, 3)], 0),
+    ("MaxPool SAME 3x3/2", lambda x: raw.MaxPool(input=x, ksize=[1, 3, 3, 1], strides=[1, 2, 2, 1], padding="SAME"), [f32(2, 7, 6, 3)], 0),
+    ("AvgPool VALID", lambda x: raw.AvgPool(value=x, ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1], padding="VALID"), [f32(2, 6, 6, 3)], 1e-6),
+    ("AvgPool SAME 3x3/2", lambda x: raw.AvgPool(value=x, ksize=[1, 3, 3, 1], strides=[1, 2, 2, 1], padding="SAME"), [f32(1, 7, 5, 2)], 1e-6),
+    ("Cast i64->f32", lambda x: raw.Cast(x=x, DstT=tf.float32), [tf.constant(np.arange(-5, 5, dtype=np.int64))], 0),
+    ("Cast f32->i64", lambda x: raw.Cast(x=x, DstT=tf.int64), [f32(10, low=-50, high=50)], 0),
+    ("Cast i32->i64", lambda x: raw.Cast(x=x, DstT=tf.int64), [tf.constant(np.arange(-5, 5, dtype=np.int32))], 0),
+    ("Cast i64->i32", lambda x: raw.Cast(x=x, DstT=tf.int32), [tf.constant(np.arange(-5, 5, dtype=np.int64))], 0),
+    ("Cast bool->f32", lambda x: raw.Cast(x=x, DstT=tf.float32), [tf.constant([True, False, True])], 0),
+    ("Cast bool->i32", lambda x: raw.Cast(x=x, DstT=tf.int32), [tf.constant([True, False, True])], 0),
 ]
 
 
@@ -153,6 +191,19 @@ def test_every_registered_apu_kernel_is_compared_above():
             registered.setdefault(k.op, set()).add(types)
     tested_ops = {name.split(" ")[0].split("/")[0] for name, *_ in CASES}
     assert set(registered) == tested_ops, (set(registered) ^ tested_ops)
-    # Reductions are registered for int32 and int64 axes; Cast for f32->i32 and i32->f32.
-    assert len(registered["Sum"]) == 2 and len(registered["Cast"]) == 2
-    assert sum(len(v) for v in registered.values()) == 38
+    # Reductions are registered for int32 and int64 axes; Cast for eight type pairs (see CASES).
+    assert len(registered["Sum"]) == 2 and len(registered["Cast"]) == 8
+    assert len(registered["Tile"]) == 2 and len(registered["SparseSoftmaxCrossEntropyWithLogits"]) == 2
+    assert sum(len(v) for v in registered.values()) == 73
+
+
+def test_a_second_call_with_the_same_shapes_compiles_nothing(run_script):
+    """APU_TF_LOG_COMPILES=1 logs every compilation of the kernel cache: the same op on the same shapes
+    compiles once, a new shape compiles again."""
+    r = run_script("compile_count.py", {"APU_ENABLE_NEXTPLUGGABLE_DEVICE": "0", "APU_TF_LOG_COMPILES": "1"})
+    assert r.returncode == 0, r.stderr[-3000:]
+    compiles = [l for l in r.stderr.splitlines() if "apu: compiled TensorFlow op" in l]
+    matmuls = [l for l in compiles if "op MatMul for tensor<8x16xf32>, tensor<16x4xf32>" in l]
+    assert len(matmuls) == 1, compiles
+    assert len([l for l in compiles if "op MatMul for tensor<3x16xf32>, tensor<16x4xf32>" in l]) == 1, compiles
+    assert r.result == {"first": r.result["first"], "same": True}

@@ -260,6 +260,10 @@ pub fn lower(op: &TfOp, inputs: &[Tensor]) -> Result<Lowered> {
             let backprop = b.binary(BinaryOp::Subtract, softmax, l);
             (vec![loss, backprop], one(2))
         }
+        other => match super::lower_more::lower(other, inputs, &mut b) {
+            Some(r) => r?,
+            None => return Err(Error::internal(format!("no lowering for TensorFlow op {}", other.name()))),
+        },
     };
     Ok(Lowered { module: b.finish(results), params })
 }

@@ -1,6 +1,29 @@
 //! The TensorFlow ops apu runs on its PluggableDevice, with the attributes each needs.
 
-use apu_compiler::ir::{BinaryOp, UnaryOp};
+use apu_compiler::ir::{BinaryOp, ComparisonDirection, UnaryOp};
+
+/// Elementwise ops lowered as small expressions (not one IR op each).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TfElementwise {
+    Pow,
+    DivNoNan,
+    SquaredDifference,
+    /// (y, dy) -> dy * -0.5 * y^3
+    RsqrtGrad,
+    /// (y, dy) -> dy * y * (1 - y)
+    SigmoidGrad,
+    /// (y, dy) -> dy * (1 - y^2)
+    TanhGrad,
+    Sign,
+    ZerosLike,
+    OnesLike,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PoolKind {
+    Max,
+    Avg,
+}
 
 /// Elementwise one-input ops and how the IR spells them (`Square` has no single IR op).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -72,15 +95,44 @@ pub enum TfOp {
     ReluGrad,
     BiasAddGrad { channels_first: bool },
     SoftmaxCrossEntropyWithLogits,
+    Elementwise(TfElementwise),
+    AddN,
+    /// Broadcasting comparisons (Equal, NotEqual, Less, ...), result bool.
+    Compare(ComparisonDirection),
+    SelectV2,
+    /// `multiples` in host memory.
+    Tile,
+    /// `shape` in host memory.
+    BroadcastTo,
+    /// `perm` in host memory.
+    Transpose,
+    /// `dims` in host memory.
+    Fill,
+    SparseSoftmaxCrossEntropyWithLogits,
+    /// MaxPool / AvgPool: 4-element ksize and strides in the input's layout; SAME or VALID.
+    Pool { kind: PoolKind, ksize: Vec<i64>, strides: Vec<i64>, same: bool, channels_first: bool },
 }
 
 impl TfOp {
+    /// Inputs whose values (not only types) the lowering reads: host-memory axes, shapes and the
+    /// like. Their bytes are part of the compiled-op cache key.
+    pub fn value_inputs(&self) -> &'static [usize] {
+        match self {
+            TfOp::Reduce { .. } | TfOp::Tile | TfOp::BroadcastTo | TfOp::Transpose => &[1],
+            TfOp::Fill => &[0],
+            _ => &[],
+        }
+    }
+
     /// Short name for error messages.
     pub fn name(&self) -> String {
         match self {
             TfOp::Unary(u) => format!("{u:?}"),
             TfOp::Binary(b) => format!("{b:?}"),
             TfOp::Reduce { reduction, .. } => format!("{reduction:?}"),
+            TfOp::Elementwise(e) => format!("{e:?}"),
+            TfOp::Compare(d) => format!("Compare{d:?}"),
+            TfOp::Pool { kind, .. } => format!("{kind:?}Pool"),
             other => format!("{other:?}").split([' ', '{', '(']).next().unwrap_or("op").to_string(),
         }
     }

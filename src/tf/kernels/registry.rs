@@ -1,14 +1,14 @@
 //! The kernels apu registers, and the C callbacks TensorFlow calls to build and run them.
 
 use super::attrs::Attrs;
-use super::ops::{Padding, TfOp, TfReduction, TfUnary};
+use super::ops::{Padding, PoolKind, TfElementwise, TfOp, TfReduction, TfUnary};
+use apu_compiler::ir::ComparisonDirection;
 use super::tf_io;
+use crate::tf::guard::{self, TfError};
 use crate::tf::symbols::{self, OwnedStatus, TfApi};
-use apu_compiler::error::ErrorKind;
 use apu_compiler::ir::{BinaryOp, ElementType};
 use apu_pjrt_api::tf as c;
 use std::ffi::{c_void, CString};
-use std::panic::{catch_unwind, AssertUnwindSafe};
 
 type Make = fn(&Attrs) -> Result<TfOp, String>;
 
@@ -24,7 +24,17 @@ pub struct KernelDef {
 const F32: c::TF_DataType = c::TF_DataType_TF_FLOAT;
 const I32: c::TF_DataType = c::TF_DataType_TF_INT32;
 const I64: c::TF_DataType = c::TF_DataType_TF_INT64;
+const BOOL: c::TF_DataType = c::TF_DataType_TF_BOOL;
 const T_F32: &[(&str, c::TF_DataType)] = &[("T", F32)];
+
+fn pool(kind: PoolKind, a: &Attrs) -> Result<TfOp, String> {
+    let same = match a.string("padding")?.as_str() {
+        "SAME" => true,
+        "VALID" => false,
+        other => return Err(format!("pooling padding {other:?} is not supported on APU")),
+    };
+    Ok(TfOp::Pool { kind, ksize: a.ints("ksize")?, strides: a.ints("strides")?, same, channels_first: channels_first(a)? })
+}
 
 fn channels_first(a: &Attrs) -> Result<bool, String> {
     match a.string("data_format").as_deref() {
@@ -69,6 +79,30 @@ macro_rules! unary_def {
 macro_rules! binary_def {
     ($name:literal, $b:ident) => {
         KernelDef { op: $name, constraints: T_F32, host_memory: &[], make: |_| Ok(TfOp::Binary(BinaryOp::$b)) }
+    };
+}
+macro_rules! elementwise_def {
+    ($name:literal, $e:ident) => {
+        KernelDef { op: $name, constraints: T_F32, host_memory: &[], make: |_| Ok(TfOp::Elementwise(TfElementwise::$e)) }
+    };
+}
+macro_rules! compare_def {
+    ($name:literal, $d:ident) => {
+        KernelDef { op: $name, constraints: T_F32, host_memory: &[], make: |_| Ok(TfOp::Compare(ComparisonDirection::$d)) }
+    };
+}
+/// An op with one host-memory int32/int64 input named `$host` whose index type attribute is `$idx`.
+macro_rules! host_index_defs {
+    ($name:literal, $idx:literal, $host:literal, $op:expr) => {
+        [
+            KernelDef { op: $name, constraints: &[("T", F32), ($idx, I32)], host_memory: &[$host], make: |_| Ok($op) },
+            KernelDef { op: $name, constraints: &[("T", F32), ($idx, I64)], host_memory: &[$host], make: |_| Ok($op) },
+        ]
+    };
+}
+macro_rules! cast_def {
+    ($from:expr, $to:expr, $ir:ident) => {
+        KernelDef { op: "Cast", constraints: &[("SrcT", $from), ("DstT", $to)], host_memory: &[], make: |_| Ok(TfOp::Cast { to: ElementType::$ir }) }
     };
 }
 macro_rules! reduce_defs {
@@ -129,6 +163,49 @@ pub fn kernel_defs() -> Vec<KernelDef> {
         },
         KernelDef { op: "SoftmaxCrossEntropyWithLogits", constraints: T_F32, host_memory: &[], make: |_| Ok(TfOp::SoftmaxCrossEntropyWithLogits) },
     ];
+    v.extend([
+        elementwise_def!("Pow", Pow),
+        elementwise_def!("DivNoNan", DivNoNan),
+        elementwise_def!("SquaredDifference", SquaredDifference),
+        elementwise_def!("RsqrtGrad", RsqrtGrad),
+        elementwise_def!("SigmoidGrad", SigmoidGrad),
+        elementwise_def!("TanhGrad", TanhGrad),
+        elementwise_def!("Sign", Sign),
+        elementwise_def!("ZerosLike", ZerosLike),
+        elementwise_def!("OnesLike", OnesLike),
+        KernelDef { op: "AddN", constraints: T_F32, host_memory: &[], make: |_| Ok(TfOp::AddN) },
+        compare_def!("Equal", Eq),
+        compare_def!("NotEqual", Ne),
+        compare_def!("Greater", Gt),
+        compare_def!("GreaterEqual", Ge),
+        compare_def!("Less", Lt),
+        compare_def!("LessEqual", Le),
+        KernelDef { op: "SelectV2", constraints: T_F32, host_memory: &[], make: |_| Ok(TfOp::SelectV2) },
+        KernelDef { op: "MaxPool", constraints: T_F32, host_memory: &[], make: |a| pool(PoolKind::Max, a) },
+        KernelDef { op: "AvgPool", constraints: T_F32, host_memory: &[], make: |a| pool(PoolKind::Avg, a) },
+        KernelDef {
+            op: "SparseSoftmaxCrossEntropyWithLogits",
+            constraints: &[("T", F32), ("Tlabels", I32)],
+            host_memory: &[],
+            make: |_| Ok(TfOp::SparseSoftmaxCrossEntropyWithLogits),
+        },
+        KernelDef {
+            op: "SparseSoftmaxCrossEntropyWithLogits",
+            constraints: &[("T", F32), ("Tlabels", I64)],
+            host_memory: &[],
+            make: |_| Ok(TfOp::SparseSoftmaxCrossEntropyWithLogits),
+        },
+        cast_def!(I64, F32, F32),
+        cast_def!(F32, I64, S64),
+        cast_def!(I32, I64, S64),
+        cast_def!(I64, I32, S32),
+        cast_def!(BOOL, F32, F32),
+        cast_def!(BOOL, I32, S32),
+    ]);
+    v.extend(host_index_defs!("Tile", "Tmultiples", "multiples", TfOp::Tile));
+    v.extend(host_index_defs!("BroadcastTo", "Tidx", "shape", TfOp::BroadcastTo));
+    v.extend(host_index_defs!("Transpose", "Tperm", "perm", TfOp::Transpose));
+    v.extend(host_index_defs!("Fill", "index_type", "dims", TfOp::Fill));
     v.extend(reduce_defs!("Sum", Sum));
     v.extend(reduce_defs!("Mean", Mean));
     v.extend(reduce_defs!("Max", Max));
@@ -136,11 +213,12 @@ pub fn kernel_defs() -> Vec<KernelDef> {
     v
 }
 
-/// State of one constructed kernel: the op, or why its attributes were not acceptable (reported when
-/// it runs, where TensorFlow turns it into a Python exception).
+/// State of one constructed kernel: the op (or why its attributes were not acceptable, reported when
+/// it runs, where TensorFlow turns it into a Python exception) and its cache key.
 struct Kernel {
     op_name: &'static str,
     op: Result<TfOp, String>,
+    key: std::sync::Arc<str>,
 }
 
 /// Per-registration data the create callback needs; TensorFlow's create callback gets no user pointer,
@@ -148,64 +226,59 @@ struct Kernel {
 static DEFS: std::sync::OnceLock<Vec<KernelDef>> = std::sync::OnceLock::new();
 
 unsafe extern "C" fn create<const I: usize>(ctx: *mut c::TF_OpKernelConstruction) -> *mut c_void {
-    let (Ok(api), Some(def)) = (symbols::api(), DEFS.get().and_then(|d| d.get(I))) else {
-        return std::ptr::null_mut();
-    };
-    let attrs = Attrs { api, ctx, _life: std::marker::PhantomData };
-    let op = catch_unwind(AssertUnwindSafe(|| (def.make)(&attrs))).unwrap_or_else(|_| Err("attribute reading panicked".into()));
-    Box::into_raw(Box::new(Kernel { op_name: def.op, op })) as *mut c_void
+    guard::quiet("kernel create", std::ptr::null_mut(), || {
+        let (Ok(api), Some(def)) = (symbols::api(), DEFS.get().and_then(|d| d.get(I))) else {
+            return std::ptr::null_mut();
+        };
+        let attrs = Attrs { api, ctx, _life: std::marker::PhantomData };
+        let op = guard::catch(def.op, || Ok((def.make)(&attrs))).unwrap_or_else(|e| Err(e.message));
+        let key = match &op {
+            Ok(op) => format!("{op:?}").into(),
+            Err(_) => "".into(),
+        };
+        Box::into_raw(Box::new(Kernel { op_name: def.op, op, key })) as *mut c_void
+    })
 }
 
 unsafe extern "C" fn delete(kernel: *mut c_void) {
-    if !kernel.is_null() {
-        drop(Box::from_raw(kernel as *mut Kernel));
-    }
+    guard::quiet("kernel delete", (), || {
+        if !kernel.is_null() {
+            drop(Box::from_raw(kernel as *mut Kernel));
+        }
+    })
 }
 
-fn tf_code(kind: ErrorKind) -> c::TF_Code {
-    match kind {
-        ErrorKind::Unimplemented => c::TF_Code_TF_UNIMPLEMENTED,
-        ErrorKind::InvalidArgument => c::TF_Code_TF_INVALID_ARGUMENT,
-        ErrorKind::Internal => c::TF_Code_TF_INTERNAL,
-    }
-}
-
-unsafe fn compute_inner(api: &'static TfApi, kernel: &Kernel, ctx: *mut c::TF_OpKernelContext) -> Result<(), (c::TF_Code, String)> {
-    let op = kernel.op.as_ref().map_err(|m| (c::TF_Code_TF_INVALID_ARGUMENT, m.clone()))?;
-    let wrap = |e: apu_compiler::Error| (tf_code(e.kind), e.to_string());
+unsafe fn compute_inner(api: &'static TfApi, kernel: &Kernel, ctx: *mut c::TF_OpKernelContext) -> Result<(), TfError> {
+    let op = kernel.op.as_ref().map_err(|m| TfError::invalid(m.clone()))?;
     let n = (api.num_inputs.unwrap())(ctx);
-    let inputs = (0..n).map(|i| tf_io::read_input(api, ctx, i)).collect::<Result<Vec<_>, _>>().map_err(wrap)?;
-    let outputs = super::run_single_op(op, &inputs).map_err(wrap)?;
+    let inputs = (0..n).map(|i| tf_io::read_input(api, ctx, i)).collect::<Result<Vec<_>, _>>()?;
+    let outputs = super::cache::global().run(&kernel.key, op, &inputs)?;
     let expected = (api.num_outputs.unwrap())(ctx);
     if outputs.len() as i32 != expected {
-        return Err((c::TF_Code_TF_INTERNAL, format!("produced {} outputs, TensorFlow expects {expected}", outputs.len())));
+        return Err(TfError::internal(format!("produced {} outputs, TensorFlow expects {expected}", outputs.len())));
     }
     for (i, t) in outputs.iter().enumerate() {
-        tf_io::write_output(api, ctx, i as i32, t).map_err(wrap)?;
+        tf_io::write_output(api, ctx, i as i32, t)?;
     }
     Ok(())
 }
 
 unsafe extern "C" fn compute(kernel: *mut c_void, ctx: *mut c::TF_OpKernelContext) {
-    let Ok(api) = symbols::api() else { return };
     let Some(kernel) = (kernel as *const Kernel).as_ref() else { return };
-    let outcome = catch_unwind(AssertUnwindSafe(|| compute_inner(api, kernel, ctx)));
-    let (code, message) = match outcome {
-        Ok(Ok(())) => return,
-        Ok(Err(e)) => e,
-        Err(_) => (c::TF_Code_TF_INTERNAL, "apu kernel panicked".to_string()),
-    };
-    let status = OwnedStatus::new(api);
-    symbols::set_status(api, status.raw, code, &format!("apu: {} on APU failed: {message}", kernel.op_name));
-    (api.kernel_failure.unwrap())(ctx, status.raw);
+    guard::kernel(kernel.op_name, ctx, || {
+        let api = symbols::api().map_err(TfError::internal)?;
+        compute_inner(api, kernel, ctx)
+    });
 }
 
 macro_rules! creators {
     ($($i:literal)*) => { [$(create::<$i> as unsafe extern "C" fn(*mut c::TF_OpKernelConstruction) -> *mut c_void),*] };
 }
-const CREATORS: [unsafe extern "C" fn(*mut c::TF_OpKernelConstruction) -> *mut c_void; 64] = creators!(
+const CREATORS: [unsafe extern "C" fn(*mut c::TF_OpKernelConstruction) -> *mut c_void; 128] = creators!(
     0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31
     32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63
+    64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79 80 81 82 83 84 85 86 87 88 89 90 91 92 93 94 95
+    96 97 98 99 100 101 102 103 104 105 106 107 108 109 110 111 112 113 114 115 116 117 118 119 120 121 122 123 124 125 126 127
 );
 
 /// Registers every kernel for `device_type`; failures are logged, never fatal. Returns how many registered.

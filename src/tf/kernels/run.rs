@@ -1,16 +1,16 @@
-//! The one place where a TensorFlow op meets apu's execution: lower it to IR, then execute the module.
+//! The one place where a TensorFlow op meets apu's execution: look the op up in the compiled-op cache
+//! (lowering, validating and planning it on a miss), then run its plan-executor program.
 
-use super::lower::lower;
+use super::cache;
 use super::ops::TfOp;
 use apu_compiler::Result;
 use apu_runtime::Tensor;
+use std::sync::Arc;
 
-/// Computes `op` on `inputs` with apu's reference interpreter (all inputs, host-memory ones included) and returns its outputs.
+/// Computes `op` on `inputs` (all inputs, host-memory ones included) through the process's op cache.
 pub fn run_single_op(op: &TfOp, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
-    let lowered = lower(op, inputs).map_err(|e| e.context(format!("TensorFlow op {}", op.name())))?;
-    let args: Vec<Tensor> = lowered.params.iter().map(|&i| inputs[i].clone()).collect();
-    let module = apu_compiler::valid::validate(lowered.module)?;
-    apu_runtime::interp::run(&module, &args).map_err(|e| e.context(format!("TensorFlow op {}", op.name())))
+    let key: Arc<str> = format!("{op:?}").into();
+    cache::global().run(&key, op, inputs)
 }
 
 #[cfg(test)]
@@ -35,6 +35,70 @@ mod tests {
 
     fn seq(n: usize, scale: f32, offset: f32) -> Vec<f32> {
         (0..n).map(|i| i as f32 * scale + offset).collect()
+    }
+
+    #[test]
+    fn a_second_call_with_the_same_shapes_compiles_nothing() {
+        let cache = cache::OpCache::new(8);
+        let op = TfOp::MatMul { transpose_a: false, transpose_b: false };
+        let key: Arc<str> = format!("{op:?}").into();
+        let (a, b) = (t(&[2, 3], &seq(6, 1.0, 0.0)), t(&[3, 2], &seq(6, 0.5, 1.0)));
+        let first = cache.run(&key, &op, &[a.clone(), b.clone()]).unwrap();
+        assert_eq!(cache.compiles(), 1);
+        let (a2, b2) = (t(&[2, 3], &seq(6, -1.0, 2.0)), t(&[3, 2], &seq(6, 0.25, 0.0)));
+        let second = cache.run(&key, &op, &[a2, b2]).unwrap();
+        assert_eq!(cache.compiles(), 1, "same op and shapes: no new compilation");
+        assert_ne!(f(&first[0]), f(&second[0]), "the cached program ran on the new inputs");
+        cache.run(&key, &op, &[t(&[1, 3], &[1.0, 2.0, 3.0]), b]).unwrap();
+        assert_eq!(cache.compiles(), 2, "a new shape compiles");
+        // Host-memory values are part of the key: another axis is another program.
+        let sum = TfOp::Reduce { reduction: TfReduction::Sum, keep_dims: false };
+        let skey: Arc<str> = format!("{sum:?}").into();
+        let x = t(&[2, 3], &seq(6, 1.0, 0.0));
+        let r0 = cache.run(&skey, &sum, &[x.clone(), i32s(&[0])]).unwrap();
+        let r1 = cache.run(&skey, &sum, &[x.clone(), i32s(&[1])]).unwrap();
+        assert_eq!((f(&r0[0]), f(&r1[0])), (vec![3.0, 5.0, 7.0], vec![3.0, 12.0]));
+        assert_eq!(cache.compiles(), 4);
+        cache.run(&skey, &sum, &[x, i32s(&[1])]).unwrap();
+        assert_eq!(cache.compiles(), 4);
+    }
+
+    #[test]
+    fn the_cache_is_bounded_and_evicts_the_least_recently_used() {
+        let cache = cache::OpCache::new(2);
+        let op = TfOp::Relu;
+        let key: Arc<str> = format!("{op:?}").into();
+        let x = |n: usize| t(&[n as i64], &seq(n, 1.0, -2.0));
+        cache.run(&key, &op, &[x(1)]).unwrap();
+        cache.run(&key, &op, &[x(2)]).unwrap();
+        cache.run(&key, &op, &[x(1)]).unwrap(); // 1 is now more recent than 2
+        cache.run(&key, &op, &[x(3)]).unwrap(); // evicts 2
+        assert_eq!((cache.len(), cache.evictions(), cache.compiles()), (2, 1, 3));
+        cache.run(&key, &op, &[x(1)]).unwrap();
+        assert_eq!(cache.compiles(), 3, "1 stayed");
+        cache.run(&key, &op, &[x(2)]).unwrap();
+        assert_eq!(cache.compiles(), 4, "2 was evicted");
+    }
+
+    #[test]
+    fn concurrent_calls_share_one_cache() {
+        let cache = std::sync::Arc::new(cache::OpCache::new(16));
+        let op = TfOp::Unary(TfUnary::Square);
+        let key: Arc<str> = format!("{op:?}").into();
+        std::thread::scope(|s| {
+            for k in 0..4 {
+                let (cache, key, op) = (cache.clone(), key.clone(), op.clone());
+                s.spawn(move || {
+                    for i in 0..20 {
+                        let v = (k * 100 + i) as f32;
+                        let out = cache.run(&key, &op, &[t(&[2], &[v, -v])]).unwrap();
+                        assert_eq!(f(&out[0]), vec![v * v, v * v]);
+                    }
+                });
+            }
+        });
+        assert!(cache.compiles() >= 1 && cache.compiles() <= 4, "{}", cache.compiles());
+        assert_eq!(cache.len(), 1);
     }
 
     #[test]

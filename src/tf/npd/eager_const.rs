@@ -73,15 +73,7 @@ unsafe fn forward(api: &'static TfApi, extra: &Extra, ctx: *mut c::TF_OpKernelCo
 
 unsafe extern "C" fn compute(_kernel: *mut c_void, ctx: *mut c::TF_OpKernelContext) {
     let (Ok(api), Some(extra)) = (symbols::api(), extra()) else { return };
-    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| forward(api, extra, ctx)));
-    let message = match outcome {
-        Ok(Ok(())) => return,
-        Ok(Err(m)) => m,
-        Err(_) => "panicked".to_string(),
-    };
-    let status = OwnedStatus::new(api);
-    symbols::set_status(api, status.raw, c::TF_Code_TF_INTERNAL, &format!("apu: _EagerConst (int32, host memory) on APU: {message}"));
-    (api.kernel_failure.unwrap())(ctx, status.raw);
+    crate::tf::guard::kernel("_EagerConst (int32, host memory)", ctx, || forward(api, extra, ctx).map_err(crate::tf::guard::TfError::internal));
 }
 
 /// Registers the kernel for `device_type`. Returns why not when it could not (logged by the caller;

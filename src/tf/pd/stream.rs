@@ -37,14 +37,18 @@ unsafe fn ordinal(device: *const c::SP_Device) -> i32 {
 }
 
 pub(crate) unsafe extern "C" fn create_stream(device: *const c::SP_Device, stream: *mut c::SP_Stream, _s: *mut c::TF_Status) {
-    let st = Box::new(Stream { ordinal: ordinal(device) });
-    *stream = Box::into_raw(st) as c::SP_Stream;
+    crate::tf::guard::quiet("create_stream", (), || {
+        let st = Box::new(Stream { ordinal: ordinal(device) });
+        *stream = Box::into_raw(st) as c::SP_Stream;
+})
 }
 
 pub(crate) unsafe extern "C" fn destroy_stream(_device: *const c::SP_Device, stream: c::SP_Stream) {
-    if !stream.is_null() {
-        drop(Box::from_raw(stream as *mut Stream));
-    }
+    crate::tf::guard::quiet("destroy_stream", (), || {
+        if !stream.is_null() {
+            drop(Box::from_raw(stream as *mut Stream));
+        }
+})
 }
 
 /// Work is complete when enqueued, so `dependent` never has anything to wait for.
@@ -60,18 +64,24 @@ pub(crate) unsafe extern "C" fn create_stream_dependency(
 pub(crate) unsafe extern "C" fn get_stream_status(_device: *const c::SP_Device, _stream: c::SP_Stream, _s: *mut c::TF_Status) {}
 
 pub(crate) unsafe extern "C" fn create_event(_device: *const c::SP_Device, event: *mut c::SP_Event, _s: *mut c::TF_Status) {
-    *event = Box::into_raw(Box::new(Event { recorded: false })) as c::SP_Event;
+    crate::tf::guard::quiet("create_event", (), || {
+        *event = Box::into_raw(Box::new(Event { recorded: false })) as c::SP_Event;
+})
 }
 
 pub(crate) unsafe extern "C" fn destroy_event(_device: *const c::SP_Device, event: c::SP_Event) {
-    if !event.is_null() {
-        drop(Box::from_raw(event as *mut Event));
-    }
+    crate::tf::guard::quiet("destroy_event", (), || {
+        if !event.is_null() {
+            drop(Box::from_raw(event as *mut Event));
+        }
+})
 }
 
 /// Complete whether recorded or not: like an unrecorded CUDA event, there is nothing to wait for.
 pub(crate) unsafe extern "C" fn get_event_status(_device: *const c::SP_Device, _event: c::SP_Event) -> c::SE_EventStatus {
-    c::SE_EventStatus_SE_EVENT_COMPLETE
+    crate::tf::guard::quiet("get_event_status", c::SE_EventStatus_SE_EVENT_ERROR, || {
+        c::SE_EventStatus_SE_EVENT_COMPLETE
+})
 }
 
 pub(crate) unsafe extern "C" fn record_event(
@@ -80,9 +90,11 @@ pub(crate) unsafe extern "C" fn record_event(
     event: c::SP_Event,
     _s: *mut c::TF_Status,
 ) {
-    if let Some(e) = (event as *mut Event).as_mut() {
-        e.recorded = true;
-    }
+    crate::tf::guard::quiet("record_event", (), || {
+        if let Some(e) = (event as *mut Event).as_mut() {
+            e.recorded = true;
+        }
+})
 }
 
 pub(crate) unsafe extern "C" fn wait_for_event(
@@ -94,13 +106,17 @@ pub(crate) unsafe extern "C" fn wait_for_event(
 }
 
 pub(crate) unsafe extern "C" fn create_timer(_device: *const c::SP_Device, timer: *mut c::SP_Timer, _s: *mut c::TF_Status) {
-    *timer = Box::into_raw(Box::new(Timer { start: None, elapsed_ns: 0 })) as c::SP_Timer;
+    crate::tf::guard::quiet("create_timer", (), || {
+        *timer = Box::into_raw(Box::new(Timer { start: None, elapsed_ns: 0 })) as c::SP_Timer;
+})
 }
 
 pub(crate) unsafe extern "C" fn destroy_timer(_device: *const c::SP_Device, timer: c::SP_Timer) {
-    if !timer.is_null() {
-        drop(Box::from_raw(timer as *mut Timer));
-    }
+    crate::tf::guard::quiet("destroy_timer", (), || {
+        if !timer.is_null() {
+            drop(Box::from_raw(timer as *mut Timer));
+        }
+})
 }
 
 pub(crate) unsafe extern "C" fn start_timer(
@@ -109,9 +125,11 @@ pub(crate) unsafe extern "C" fn start_timer(
     timer: c::SP_Timer,
     _s: *mut c::TF_Status,
 ) {
-    if let Some(t) = (timer as *mut Timer).as_mut() {
-        t.start = Some(Instant::now());
-    }
+    crate::tf::guard::quiet("start_timer", (), || {
+        if let Some(t) = (timer as *mut Timer).as_mut() {
+            t.start = Some(Instant::now());
+        }
+})
 }
 
 pub(crate) unsafe extern "C" fn stop_timer(
@@ -120,15 +138,19 @@ pub(crate) unsafe extern "C" fn stop_timer(
     timer: c::SP_Timer,
     _s: *mut c::TF_Status,
 ) {
-    if let Some(t) = (timer as *mut Timer).as_mut() {
-        if let Some(start) = t.start.take() {
-            t.elapsed_ns = start.elapsed().as_nanos() as u64;
+    crate::tf::guard::quiet("stop_timer", (), || {
+        if let Some(t) = (timer as *mut Timer).as_mut() {
+            if let Some(start) = t.start.take() {
+                t.elapsed_ns = start.elapsed().as_nanos() as u64;
+            }
         }
-    }
+})
 }
 
 pub(crate) unsafe extern "C" fn timer_nanoseconds(timer: c::SP_Timer) -> u64 {
-    (timer as *const Timer).as_ref().map_or(0, |t| t.elapsed_ns)
+    crate::tf::guard::quiet("timer_nanoseconds", 0, || {
+        (timer as *const Timer).as_ref().map_or(0, |t| t.elapsed_ns)
+})
 }
 
 /// Copies `size` bytes; both sides are host memory. Null pointers with a non-zero size are reported.
@@ -157,7 +179,9 @@ pub(crate) unsafe extern "C" fn memcpy_dtoh(
     size: u64,
     status: *mut c::TF_Status,
 ) {
-    copy(host_dst as *mut u8, opaque(device_src), size, status, "memcpy_dtoh");
+    crate::tf::guard::quiet("memcpy_dtoh", (), || {
+        copy(host_dst as *mut u8, opaque(device_src), size, status, "memcpy_dtoh");
+})
 }
 
 pub(crate) unsafe extern "C" fn memcpy_htod(
@@ -168,7 +192,9 @@ pub(crate) unsafe extern "C" fn memcpy_htod(
     size: u64,
     status: *mut c::TF_Status,
 ) {
-    copy(opaque(device_dst), host_src as *const u8, size, status, "memcpy_htod");
+    crate::tf::guard::quiet("memcpy_htod", (), || {
+        copy(opaque(device_dst), host_src as *const u8, size, status, "memcpy_htod");
+})
 }
 
 pub(crate) unsafe extern "C" fn memcpy_dtod(
@@ -179,7 +205,9 @@ pub(crate) unsafe extern "C" fn memcpy_dtod(
     size: u64,
     status: *mut c::TF_Status,
 ) {
-    copy(opaque(device_dst), opaque(device_src), size, status, "memcpy_dtod");
+    crate::tf::guard::quiet("memcpy_dtod", (), || {
+        copy(opaque(device_dst), opaque(device_src), size, status, "memcpy_dtod");
+})
 }
 
 pub(crate) unsafe extern "C" fn sync_memcpy_dtoh(
@@ -189,7 +217,9 @@ pub(crate) unsafe extern "C" fn sync_memcpy_dtoh(
     size: u64,
     status: *mut c::TF_Status,
 ) {
-    copy(host_dst as *mut u8, opaque(device_src), size, status, "sync_memcpy_dtoh");
+    crate::tf::guard::quiet("sync_memcpy_dtoh", (), || {
+        copy(host_dst as *mut u8, opaque(device_src), size, status, "sync_memcpy_dtoh");
+})
 }
 
 pub(crate) unsafe extern "C" fn sync_memcpy_htod(
@@ -199,7 +229,9 @@ pub(crate) unsafe extern "C" fn sync_memcpy_htod(
     size: u64,
     status: *mut c::TF_Status,
 ) {
-    copy(opaque(device_dst), host_src as *const u8, size, status, "sync_memcpy_htod");
+    crate::tf::guard::quiet("sync_memcpy_htod", (), || {
+        copy(opaque(device_dst), host_src as *const u8, size, status, "sync_memcpy_htod");
+})
 }
 
 pub(crate) unsafe extern "C" fn sync_memcpy_dtod(
@@ -209,7 +241,9 @@ pub(crate) unsafe extern "C" fn sync_memcpy_dtod(
     size: u64,
     status: *mut c::TF_Status,
 ) {
-    copy(opaque(device_dst), opaque(device_src), size, status, "sync_memcpy_dtod");
+    crate::tf::guard::quiet("sync_memcpy_dtod", (), || {
+        copy(opaque(device_dst), opaque(device_src), size, status, "sync_memcpy_dtod");
+})
 }
 
 pub(crate) unsafe extern "C" fn block_host_for_event(_d: *const c::SP_Device, _e: c::SP_Event, _s: *mut c::TF_Status) {}
@@ -240,7 +274,9 @@ pub(crate) unsafe extern "C" fn mem_zero(
     size: u64,
     status: *mut c::TF_Status,
 ) {
-    fill(location, size, status, |b| b.fill(0));
+    crate::tf::guard::quiet("mem_zero", (), || {
+        fill(location, size, status, |b| b.fill(0));
+})
 }
 
 pub(crate) unsafe extern "C" fn memset(
@@ -251,7 +287,9 @@ pub(crate) unsafe extern "C" fn memset(
     size: u64,
     status: *mut c::TF_Status,
 ) {
-    fill(location, size, status, |b| b.fill(pattern));
+    crate::tf::guard::quiet("memset", (), || {
+        fill(location, size, status, |b| b.fill(pattern));
+})
 }
 
 /// `size` is in bytes; the 32-bit pattern repeats, little-endian, over whole words.
@@ -263,11 +301,13 @@ pub(crate) unsafe extern "C" fn memset32(
     size: u64,
     status: *mut c::TF_Status,
 ) {
-    fill(location, size, status, |b| {
-        for (i, byte) in b.iter_mut().enumerate() {
-            *byte = pattern.to_le_bytes()[i % 4];
-        }
-    });
+    crate::tf::guard::quiet("memset32", (), || {
+        fill(location, size, status, |b| {
+            for (i, byte) in b.iter_mut().enumerate() {
+                *byte = pattern.to_le_bytes()[i % 4];
+            }
+        });
+})
 }
 
 /// Everything enqueued before the callback has completed, so it runs now, with an OK status it may
@@ -278,11 +318,13 @@ pub(crate) unsafe extern "C" fn host_callback(
     callback: c::SE_StatusCallbackFn,
     arg: *mut std::ffi::c_void,
 ) -> c::TF_Bool {
-    let (Some(cb), Ok(api)) = (callback, symbols::api()) else { return 0 };
-    let status = OwnedStatus::new(api);
-    cb(arg, status.raw);
-    if !status.is_ok() {
-        eprintln!("apu: host callback reported: {}", status.message());
-    }
-    1
+    crate::tf::guard::quiet("host_callback", 0, || {
+        let (Some(cb), Ok(api)) = (callback, symbols::api()) else { return 0 };
+        let status = OwnedStatus::new(api);
+        cb(arg, status.raw);
+        if !status.is_ok() {
+            eprintln!("apu: host callback reported: {}", status.message());
+        }
+        1
+})
 }
