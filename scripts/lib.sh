@@ -55,13 +55,32 @@ install_wheel() {
     "$1" -m pip install -q --force-reinstall --no-deps "$2" >&2
 }
 
-# TensorFlow versions the plug-in is tested against: the newest (PluggableDevice only: 2.19+ cannot host apu's
-# NextPluggableDevice) and the newest that exports the NPD C API (both modes).
+# TensorFlow versions the plug-in is tested against (both device modes on each; docs/tensorflow.md): the newest
+# release and 2.18.1, the newest that still exports TF_CreateAndSetPjRtCApiClient (apu's other route to hand
+# TensorFlow its PJRT client, src/tf/npd/client.rs). An entry is a tensorflow-cpu version, or `nightly` for the
+# pinned tf-nightly build below (opt-in: APU_TF_VERSIONS="2.21.0 2.18.1 nightly"; see tf_pins for why).
 TF_VERSIONS="${APU_TF_VERSIONS:-2.21.0 2.18.1}"
 
-# tf_venv VERSION -> prints the python of a pinned TensorFlow (CPU wheel) venv, e.g. `tf_venv 2.21.0`.
+# The pinned nightly: an exact tf-nightly build (a pre-release, so only an exact == pin installs it). tf-nightly,
+# not tf-nightly-cpu: the -cpu wheels stopped at 2.22.0.dev20260905. Change the date to move the pin.
+TF_NIGHTLY="${APU_TF_NIGHTLY:-2.23.0.dev20261026}"
+
+# tf_pins ENTRY -> "VENV-NAME PINS..." for one TF_VERSIONS entry.
+tf_pins() {
+    case "$1" in
+        nightly) echo "tf-nightly-$TF_NIGHTLY tf-nightly==$TF_NIGHTLY pytest==9.2.0" ;;
+        *) echo "tensorflow-cpu-$1 tensorflow-cpu==$1 pytest==9.2.0" ;;
+    esac
+}
+
+# tf_venv ENTRY -> prints the python of a pinned TensorFlow venv, e.g. `tf_venv 2.21.0`, `tf_venv nightly`.
 # Used by the TensorFlow plug-in tests (tests/tf); the plug-in is put into its site-packages/tensorflow-plugins.
-tf_venv() { ensure_venv "tensorflow-cpu-$1" "tensorflow-cpu==$1 pytest==9.2.0"; }
+tf_venv() {
+    local spec name
+    spec="$(tf_pins "$1")"
+    name="${spec%% *}"
+    ensure_venv "$name" "${spec#* }"
+}
 
 # install_tf_plugin PYTHON LIBRARY: make TensorFlow in that venv load LIBRARY at import time, as the wheel does
 # (site-packages/tensorflow-plugins/libapu.so). A symlink, so a rebuilt library is picked up without copying.

@@ -5,8 +5,9 @@
 //! - `APU_ENABLE_NEXTPLUGGABLE_DEVICE=1|true` asks for NPD, `0|false` for PD; unset means NPD.
 //! - `TF_XLA_FLAGS` containing `--tf_xla_use_device_api=true`, or XLA auto-jit being on, imply NPD
 //!   (jit-compiled functions reach a device only through PJRT).
-//! - A TensorFlow that cannot host NPD (2.19+ no longer exports the C function that registers a PJRT
-//!   client), or a library without the PJRT table, falls back to PD.
+//! - A TensorFlow that cannot take apu's PJRT client (neither the C function of ≤ 2.18 nor a build in
+//!   `npd::abi::CHECKED_BUILDS`, whose exported C++ apu calls instead), or a library without the PJRT
+//!   table, falls back to PD.
 //! - Contradictions are logged in one line and never abort: an error status at plug-in registration would
 //!   kill the whole TensorFlow process.
 

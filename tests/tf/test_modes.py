@@ -112,3 +112,16 @@ def test_add_with_xla(run_script):
     assert r["add"]["value"] == [5.0, 7.0, 9.0], r
     assert r["add"]["device"].endswith("device:APU:0"), r
     assert r["dense"]["ok"], r
+
+
+def test_seed_npd_example_verbatim(run_script):
+    """The NPD seed's session as written, with its flags: one APU NextPluggableDevice and its printed result.
+    (test_add_with_xla checks that the addition ran on APU.)"""
+    run = run_script("seed_npd_example.py", {"TF_XLA_FLAGS": "--tf_xla_use_device_api=true --tf_xla_auto_jit=2"})
+    line = run.mode_line()
+    assert line is not None, run.stderr[-3000:]
+    if not npd_active(run):
+        pytest.skip(f"NextPluggableDevice not available here: {line}")
+    assert run.returncode == 0, run.stderr[-4000:]
+    assert NPD_LOG in run.stderr
+    assert "Result:  tf.Tensor([5. 7. 9.], shape=(3,), dtype=float32)" in run.stdout, run.stdout

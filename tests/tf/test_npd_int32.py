@@ -2,7 +2,7 @@
 
 Regression test for the eager `_EagerConst` path (src/tf/npd/eager_const.rs): without apu's
 host-memory kernel, int32 constants made under /APU:0 came back as bytes of TensorFlow's own buffer
-handle. Only meaningful where apu runs as an NPD (TensorFlow 2.17/2.18); skipped elsewhere.
+handle. Only meaningful where apu runs as an NPD (every pinned TensorFlow, test_npd_abi.py); skipped elsewhere.
 """
 import pytest
 

@@ -3,11 +3,6 @@
 use crate::tf::symbols;
 use std::ffi::{c_char, c_int, c_void, CStr};
 
-/// The C function that creates a PJRT client through our table and stores it where TensorFlow's NPD
-/// looks for it. TensorFlow exports it up to 2.18; 2.19+ do not, and without it no client can be made
-/// from plain C.
-pub const CREATE_CLIENT_SYMBOL: &CStr = c"TF_CreateAndSetPjRtCApiClient";
-
 #[repr(C)]
 struct DlInfo {
     dli_fname: *const c_char,
@@ -47,18 +42,13 @@ pub fn own_library_exports(name: &CStr) -> bool {
     }
 }
 
-/// `None` when this process can run apu as a NextPluggableDevice, else the reason it cannot.
+/// `None` when this process can run apu as a NextPluggableDevice, else the reason it cannot: this
+/// library lacks its PJRT table, or TensorFlow offers no way to take apu's client (`client::route`).
 pub fn why_npd_unavailable() -> Option<String> {
     if !own_library_exports(c"GetPjrtApi") {
         return Some("this libapu has no PJRT table (GetPjrtApi)".into());
     }
-    if !symbols::exported(CREATE_CLIENT_SYMBOL) {
-        return Some(format!(
-            "this TensorFlow does not export {} (removed in 2.19), so apu cannot register its PJRT client",
-            CREATE_CLIENT_SYMBOL.to_string_lossy()
-        ));
-    }
-    None
+    super::client::route().err().map(|why| format!("{why}, so apu cannot hand it a PJRT client"))
 }
 
 /// Whether TensorFlow's XLA auto-clustering is on (`TF_GetXlaAutoJitEnabled`, when exported).

@@ -1,7 +1,6 @@
 //! `TFNPD_InitPlugin`: the NPD device type, its table and its device states.
 
 use crate::tf::config::{self, Mode};
-use crate::tf::symbols::{self};
 use apu_pjrt_api::tf as c;
 
 /// Above PluggableDevice's fixed 220, so that the NPD factory wins whenever both register `APU`.
@@ -63,21 +62,21 @@ unsafe extern "C" fn get_device_count(_status: *mut c::TF_Status) -> i32 {
     }
 }
 
-/// Creates apu's PJRT client and hands it to TensorFlow (it never creates one on its own).
-unsafe extern "C" fn init_device_states(status: *mut c::TF_Status) {
+/// Creates apu's PJRT client and hands it to TensorFlow (it never creates one on its own). Errors are
+/// logged, never put into `status`: TensorFlow would abort the process. Without a client the APU device
+/// still exists and its first use fails with TensorFlow's own NotFound error.
+unsafe extern "C" fn init_device_states(_status: *mut c::TF_Status) {
     if config::get().mode != Mode::NextPluggable {
         return;
     }
-    let Some(f) = symbols::lookup(super::host::CREATE_CLIENT_SYMBOL) else {
-        if let Ok(api) = symbols::api() {
-            symbols::set_status(api, status, c::TF_Code_TF_FAILED_PRECONDITION, "apu: this TensorFlow cannot register a PJRT client (TF_CreateAndSetPjRtCApiClient missing)");
-        }
-        return;
-    };
-    // SAFETY: the symbol has the declared signature; no options are passed.
-    let create: c::TF_CreateAndSetPjRtCApiClient_Fn = std::mem::transmute::<*mut std::ffi::c_void, c::TF_CreateAndSetPjRtCApiClient_Fn>(f);
-    if let Some(create) = create {
-        create(c"APU".as_ptr(), status, std::ptr::null_mut(), 0);
+    let outcome = std::panic::catch_unwind(|| match super::client::route() {
+        Ok(route) => super::client::install(&route),
+        Err(why) => Err(why),
+    });
+    match outcome {
+        Ok(Ok(how)) => eprintln!("apu: PJRT client for APU handed to TensorFlow {how}"),
+        Ok(Err(why)) => eprintln!("apu: could not hand TensorFlow a PJRT client for APU: {why}"),
+        Err(_) => eprintln!("apu: could not hand TensorFlow a PJRT client for APU: panicked"),
     }
 }
 
@@ -91,6 +90,6 @@ unsafe extern "C" fn xla_shape_to_device_shape(
     _status: *mut c::TF_Status,
 ) {
     if !input.is_null() && !output.is_null() {
-        super::shape::deep_copy(input, output);
+        super::shape::deep_copy(super::client::shape_abi(), input as *const _, output as *mut _);
     }
 }
