@@ -167,11 +167,18 @@ fn argument_types_are_checked() {
     );
     // Storage-only narrow types keep their caller-visible type.
     let narrow = client
-        .buffer_from_host(&[0u8; 8], PJRT_Buffer_Type_F8E8M0FNU, &[8], None, 0)
+        .buffer_from_host(&[0u8; 8], PJRT_Buffer_Type_S1, &[8], None, 0)
         .unwrap();
-    assert_eq!(narrow.element_type(), PJRT_Buffer_Type_F8E8M0FNU);
+    assert_eq!(narrow.element_type(), PJRT_Buffer_Type_S1);
     let e = exe.execute(&[&narrow, &y], &[]).err().unwrap();
-    assert!(e.message.contains("F8E8M0FNU"), "{}", e.message);
+    assert!(e.message.contains("S1"), "{}", e.message);
+    // A narrow float of the wrong type is refused naming it.
+    let f4 = client
+        .buffer_from_host(&[0u8; 8], PJRT_Buffer_Type_F4E2M1FN, &[8], None, 0)
+        .unwrap();
+    assert_eq!(f4.element_type(), PJRT_Buffer_Type_F4E2M1FN);
+    let e = exe.execute(&[&f4, &y], &[]).err().unwrap();
+    assert!(e.message.contains("f4E2M1FN"), "{}", e.message);
     assert!(!wrong.is_deleted(), "a refused call has no side effects");
     let e = exe.execute(&[&y], &[]).err().unwrap();
     assert_eq!(e.code, PJRT_Error_Code_INVALID_ARGUMENT);

@@ -8,6 +8,7 @@ logged and the platform is simply not registered.
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
 import logging
 import os
 import pathlib
@@ -21,6 +22,30 @@ DEFAULT_PRIORITY = 400
 logger = logging.getLogger(__name__)
 
 _VERSION_TAG = b"apu-plugin-version:"
+
+# The jax/jaxlib releases apu's CI runs the end-to-end suite on (scripts/lib.sh: JAX_PINS, JAX12_PINS). Another
+# version is used all the same, with a warning: the plugin relies on a few private JAX APIs (donation, lowerings)
+# and on the PJRT C API the framework was built with, both of which move between releases.
+TESTED_JAX_VERSIONS = ("0.10.2", "0.12.0.1")
+
+
+def _installed_version(dist: str) -> str | None:
+    try:
+        return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def jax_version_check(jax_version: str | None, jaxlib_version: str | None) -> tuple[int, str]:
+    """(logging level, message) saying which JAX apu found and whether apu is tested with it."""
+    found = f"jax {jax_version or 'not installed'}, jaxlib {jaxlib_version or 'not installed'}"
+    if jax_version in TESTED_JAX_VERSIONS and jaxlib_version == jax_version:
+        return logging.INFO, f"apu: found {found} (a tested version)"
+    tested = ", ".join(TESTED_JAX_VERSIONS)
+    return logging.WARNING, (
+        f"apu: found {found}, which apu {__version__} is not tested with (tested: {tested}, jax and jaxlib "
+        f"equal); registering the apu platform anyway"
+    )
 
 
 def library_path() -> pathlib.Path:
@@ -97,6 +122,8 @@ def _enable_callbacks(path: pathlib.Path) -> None:
 
 
 def initialize() -> None:
+    level, message = jax_version_check(_installed_version("jax"), _installed_version("jaxlib"))
+    logger.log(level, message)
     path = library_path()
     if not path.exists():
         logger.warning("apu: plugin library not found at %s; the apu platform is not registered", path)

@@ -1,4 +1,4 @@
-//! 8-bit floats: conversion from f32 and back, against the codes and values ml_dtypes 0.5
+//! Narrow floats (8, 6 and 4 bits): conversion from f32 and back, against the codes and values ml_dtypes 0.5
 //! produces (`np.array(vals, np.float32).astype(ml_dtypes.float8_*).view(np.uint8)` and the
 //! reverse), covering rounding ties, subnormals, overflow to inf or NaN, and negative zero.
 
@@ -91,4 +91,67 @@ fn f8_arithmetic_rounds_every_result() {
     let small = run_op(OpKind::Convert, &[f32s(&[1], &[0.0625])], tt(&[1], F8E4M3FN)).unwrap();
     let sum = run_op(OpKind::Binary(BinaryOp::Add), &[one, small], tt(&[1], F8E4M3FN)).unwrap();
     assert_eq!(sum.bytes(), [56]);
+}
+
+/// The 6- and 4-bit floats and `F8E8M0FNU`, against ml_dtypes 0.6.0 (the codes of `VALS`, and the
+/// values of a few canonical codes). Read from the converted tensor's storage bytes: one per byte,
+/// in the low bits.
+fn encode_narrow(elem: ElementType) -> Vec<u8> {
+    let n = VALS.len() as i64;
+    run_op(OpKind::Convert, &[f32s(&[n], &VALS)], tt(&[n], elem)).unwrap().bytes().to_vec()
+}
+
+fn check_decode_narrow(elem: ElementType, codes: &[u8], want: &[f32]) {
+    let n = codes.len() as i64;
+    let t = apu_runtime::Tensor::from_bytes(apu_compiler::ir::TensorType::new(vec![n], elem), codes).unwrap();
+    let got = to_f32(&run_op(OpKind::Convert, &[t], tt(&[n], F32)).unwrap());
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        if w.is_nan() {
+            assert!(g.is_nan(), "{elem} code {:#x}: got {g}", codes[i]);
+        } else {
+            assert_eq!(g.to_bits(), w.to_bits(), "{elem} code {:#x}", codes[i]);
+        }
+    }
+}
+
+#[test]
+fn f8e8m0fnu() {
+    // No zero, no sign: 0, negatives, infinities and NaN all become NaN (0xFF); 1.5 * 2^k rounds up.
+    assert_eq!(encode_narrow(F8E8M0FNU), [255, 255, 127, 255, 124, 129, 117, 111, 136, 136, 136, 136, 143, 143, 147, 255, 255, 255, 255, 123, 127, 127, 135, 131, 132, 118, 117]);
+    check_decode_narrow(
+        F8E8M0FNU,
+        &[0, 1, 7, 8, 0x38, 0x7b, 0x7c, 0x7e, 0x7f, 0x80, 0x81, 0xfe, 0xff],
+        &[5.877471754111438e-39, 1.1754943508222875e-38, 7.52316384526264e-37, 1.504632769052528e-36, 4.235164736271502e-22, 0.0625, 0.125, 0.5, 1.0, 2.0, 4.0, 1.7014118346046923e+38, NAN],
+    );
+}
+
+#[test]
+fn f6e2m3fn() {
+    // Every code finite: overflow and infinities saturate, NaN becomes -0.
+    assert_eq!(encode_narrow(F6E2M3FN), [0, 32, 8, 44, 1, 21, 0, 0, 31, 31, 31, 31, 31, 31, 31, 63, 31, 63, 32, 0, 8, 10, 31, 31, 31, 0, 0]);
+    check_decode_narrow(F6E2M3FN, &[0, 1, 7, 8, 0x1f, 0x20, 0x21, 0x3f], &[0.0, 0.125, 0.875, 1.0, 7.5, -0.0, -0.125, -7.5]);
+}
+
+#[test]
+fn f6e3m2fn() {
+    assert_eq!(encode_narrow(F6E3M2FN), [0, 32, 12, 46, 2, 19, 0, 0, 31, 31, 31, 31, 31, 31, 31, 63, 31, 63, 32, 1, 12, 13, 31, 28, 31, 0, 0]);
+    check_decode_narrow(F6E3M2FN, &[0, 1, 7, 8, 0x1f, 0x20, 0x21, 0x3f], &[0.0, 0.0625, 0.4375, 0.5, 28.0, -0.0, -0.0625, -28.0]);
+}
+
+#[test]
+fn f4e2m1fn() {
+    assert_eq!(encode_narrow(F4E2M1FN), [0, 8, 2, 11, 0, 5, 0, 0, 7, 7, 7, 7, 7, 7, 7, 15, 7, 15, 8, 0, 2, 2, 7, 7, 7, 0, 0]);
+    check_decode_narrow(F4E2M1FN, &[0, 1, 7, 8, 9, 0xf], &[0.0, 0.5, 6.0, -0.0, -0.5, -6.0]);
+}
+
+#[test]
+fn f4_arithmetic_rounds_every_result() {
+    // 1.5 + 1.5 = 3 is exact (code 5); 3 + 1.5 = 4.5 is a tie between 4 (code 6) and 6 (code 7): to
+    // even, 4. 1.5 * 1.5 = 2.25 rounds to 2 (code 4); 3 * 1.5 = 4.5 to 4 again.
+    let x = run_op(OpKind::Convert, &[f32s(&[2], &[1.5, 3.0])], tt(&[2], F4E2M1FN)).unwrap();
+    let y = run_op(OpKind::Convert, &[f32s(&[2], &[1.5, 1.5])], tt(&[2], F4E2M1FN)).unwrap();
+    let sum = run_op(OpKind::Binary(BinaryOp::Add), &[x.clone(), y.clone()], tt(&[2], F4E2M1FN)).unwrap();
+    assert_eq!(sum.bytes(), [5, 6]);
+    let product = run_op(OpKind::Binary(BinaryOp::Multiply), &[x, y], tt(&[2], F4E2M1FN)).unwrap();
+    assert_eq!(product.bytes(), [4, 6]);
 }

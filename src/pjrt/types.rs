@@ -7,7 +7,7 @@ use apu_compiler::ir::ElementType;
 use apu_pjrt_api::*;
 
 /// The (PJRT value, element type) pairs apu supports.
-const PAIRS: [(PJRT_Buffer_Type, ElementType); 26] = [
+const PAIRS: [(PJRT_Buffer_Type, ElementType); 30] = [
     (PJRT_Buffer_Type_PRED, ElementType::Pred),
     (PJRT_Buffer_Type_S2, ElementType::S2),
     (PJRT_Buffer_Type_S4, ElementType::S4),
@@ -28,6 +28,10 @@ const PAIRS: [(PJRT_Buffer_Type, ElementType); 26] = [
     (PJRT_Buffer_Type_F8E4M3B11FNUZ, ElementType::F8E4M3B11FNUZ),
     (PJRT_Buffer_Type_F8E5M2, ElementType::F8E5M2),
     (PJRT_Buffer_Type_F8E5M2FNUZ, ElementType::F8E5M2FNUZ),
+    (PJRT_Buffer_Type_F8E8M0FNU, ElementType::F8E8M0FNU),
+    (PJRT_Buffer_Type_F6E2M3FN, ElementType::F6E2M3FN),
+    (PJRT_Buffer_Type_F6E3M2FN, ElementType::F6E3M2FN),
+    (PJRT_Buffer_Type_F4E2M1FN, ElementType::F4E2M1FN),
     (PJRT_Buffer_Type_F16, ElementType::F16),
     (PJRT_Buffer_Type_BF16, ElementType::BF16),
     (PJRT_Buffer_Type_F32, ElementType::F32),
@@ -53,14 +57,7 @@ pub(crate) fn element_type(t: PJRT_Buffer_Type) -> ApiResult<ElementType> {
 
 /// Narrow types apu can hold in buffers (one byte per element, as hosts store them) but that no
 /// program can use yet: they have no IR element type. Their bytes are kept as `U8`.
-const STORAGE_ONLY: [PJRT_Buffer_Type; 6] = [
-    PJRT_Buffer_Type_F8E8M0FNU,
-    PJRT_Buffer_Type_F4E2M1FN,
-    PJRT_Buffer_Type_S1,
-    PJRT_Buffer_Type_U1,
-    PJRT_Buffer_Type_F6E2M3FN,
-    PJRT_Buffer_Type_F6E3M2FN,
-];
+const STORAGE_ONLY: [PJRT_Buffer_Type; 2] = [PJRT_Buffer_Type_S1, PJRT_Buffer_Type_U1];
 
 /// How a buffer of PJRT type `t` is stored: its IR element type, or `U8` for storage-only types.
 pub(crate) fn storage_type(t: PJRT_Buffer_Type) -> ApiResult<ElementType> {
@@ -120,14 +117,13 @@ mod tests {
         assert_eq!(pjrt_type(ElementType::BF16), 13);
         assert_eq!(pjrt_type(ElementType::S4), 21);
         assert!(element_type(PJRT_Buffer_Type_TOKEN).is_err());
-        assert_eq!(
-            storage_type(PJRT_Buffer_Type_F8E8M0FNU).unwrap(),
-            ElementType::U8
-        );
+        assert_eq!(storage_type(PJRT_Buffer_Type_S1).unwrap(), ElementType::U8);
         assert!(
-            element_type(PJRT_Buffer_Type_F8E8M0FNU).is_err(),
+            element_type(PJRT_Buffer_Type_S1).is_err(),
             "storage-only types are not program types"
         );
+        assert_eq!(element_type(PJRT_Buffer_Type_F8E8M0FNU).unwrap(), ElementType::F8E8M0FNU);
+        assert_eq!(element_type(PJRT_Buffer_Type_F4E2M1FN).unwrap(), ElementType::F4E2M1FN);
         assert!(storage_type(PJRT_Buffer_Type_TOKEN).is_err());
         assert!(element_type(999).is_err());
     }

@@ -36,6 +36,11 @@ pub fn to_literal(proto: &LiteralProto, ty: &TensorType) -> Result<Literal> {
         ElementType::F8E4M3FNUZ => raw(ty, "f8e4m3fnuzs", &proto.f8e4m3fnuzs, n)?,
         ElementType::F8E4M3 => raw(ty, "f8e4m3s", &proto.f8e4m3s, n)?,
         ElementType::F8E3M4 => raw(ty, "f8e3m4s", &proto.f8e3m4s, n)?,
+        ElementType::F8E8M0FNU => raw(ty, "f8e8m0fnus", &proto.f8e8m0fnus, n)?,
+        // Sub-byte floats: one element per byte, in the low bits.
+        ElementType::F6E2M3FN => sub_byte(ty, "f6e2m3fns", &proto.f6e2m3fns, n, 6, false)?,
+        ElementType::F6E3M2FN => sub_byte(ty, "f6e3m2fns", &proto.f6e3m2fns, n, 6, false)?,
+        ElementType::F4E2M1FN => sub_byte(ty, "f4e2m1fns", &proto.f4e2m1fns, n, 4, false)?,
         // Sub-byte integers: one element per byte; normalise the unused high bits.
         ElementType::S4 => sub_byte(ty, "s4s", &proto.s4s, n, 4, true)?,
         ElementType::U4 => sub_byte(ty, "u4s", &proto.u4s, n, 4, false)?,

@@ -34,6 +34,10 @@ pub fn element_type(raw: i32) -> Result<ElementType> {
         PrimitiveType::F8e4m3b11fnuz => E::F8E4M3B11FNUZ,
         PrimitiveType::F8e5m2 => E::F8E5M2,
         PrimitiveType::F8e5m2fnuz => E::F8E5M2FNUZ,
+        PrimitiveType::F8e8m0fnu => E::F8E8M0FNU,
+        PrimitiveType::F6e2m3fn => E::F6E2M3FN,
+        PrimitiveType::F6e3m2fn => E::F6E3M2FN,
+        PrimitiveType::F4e2m1fn => E::F4E2M1FN,
         PrimitiveType::F16 => E::F16,
         PrimitiveType::Bf16 => E::BF16,
         PrimitiveType::F32 => E::F32,
@@ -175,7 +179,9 @@ mod tests {
     fn element_types_and_errors() {
         assert_eq!(element_type(PrimitiveType::Bf16 as i32).unwrap(), ElementType::BF16);
         assert_eq!(element_type(PrimitiveType::S4 as i32).unwrap(), ElementType::S4);
-        assert_eq!(element_type(PrimitiveType::F4e2m1fn as i32).unwrap_err().kind, crate::error::ErrorKind::Unimplemented);
+        assert_eq!(element_type(PrimitiveType::F4e2m1fn as i32).unwrap(), ElementType::F4E2M1FN);
+        assert_eq!(element_type(PrimitiveType::F8e8m0fnu as i32).unwrap(), ElementType::F8E8M0FNU);
+        assert_eq!(element_type(PrimitiveType::S1 as i32).unwrap_err().kind, crate::error::ErrorKind::Unimplemented);
         assert!(element_type(9999).is_err());
         assert!(to_tensor_type(&array(PrimitiveType::F32, &[-1], &[])).is_err());
         assert!(to_tensor_type(&array(PrimitiveType::F32, &[1 << 30, 1 << 30], &[])).is_err());

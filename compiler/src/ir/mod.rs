@@ -1,6 +1,7 @@
 //! The IR: StableHLO-level ops over statically shaped tensors.
 
 mod literal;
+pub mod minifloat;
 mod module;
 mod ops;
 mod types;

@@ -3,8 +3,9 @@
 use std::fmt;
 
 /// Every element type a program can carry. Storage is dense little-endian; `Pred` is one byte (0 or 1);
-/// sub-byte integers (`S2`, `S4`, `U2`, `U4`) are stored one per byte, sign- or zero-extended; complex
-/// numbers are (real, imaginary) pairs.
+/// sub-byte integers (`S2`, `S4`, `U2`, `U4`) are stored one per byte, sign- or zero-extended, and
+/// sub-byte floats (`F6E2M3FN`, `F6E3M2FN`, `F4E2M1FN`) one per byte in the low bits; complex numbers
+/// are (real, imaginary) pairs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ElementType {
     Pred,
@@ -27,6 +28,10 @@ pub enum ElementType {
     F8E4M3B11FNUZ,
     F8E5M2,
     F8E5M2FNUZ,
+    F8E8M0FNU,
+    F6E2M3FN,
+    F6E3M2FN,
+    F4E2M1FN,
     F16,
     BF16,
     F32,
@@ -36,7 +41,7 @@ pub enum ElementType {
 }
 
 impl ElementType {
-    pub const ALL: [ElementType; 26] = [
+    pub const ALL: [ElementType; 30] = [
         ElementType::Pred,
         ElementType::S2,
         ElementType::S4,
@@ -57,6 +62,10 @@ impl ElementType {
         ElementType::F8E4M3B11FNUZ,
         ElementType::F8E5M2,
         ElementType::F8E5M2FNUZ,
+        ElementType::F8E8M0FNU,
+        ElementType::F6E2M3FN,
+        ElementType::F6E3M2FN,
+        ElementType::F4E2M1FN,
         ElementType::F16,
         ElementType::BF16,
         ElementType::F32,
@@ -70,7 +79,9 @@ impl ElementType {
         use ElementType::*;
         match self {
             Pred | S2 | S4 | S8 | U2 | U4 | U8 => 1,
-            F8E3M4 | F8E4M3 | F8E4M3FN | F8E4M3FNUZ | F8E4M3B11FNUZ | F8E5M2 | F8E5M2FNUZ => 1,
+            F8E3M4 | F8E4M3 | F8E4M3FN | F8E4M3FNUZ | F8E4M3B11FNUZ | F8E5M2 | F8E5M2FNUZ | F8E8M0FNU => 1,
+            // The 6- and 4-bit floats are stored like the sub-byte integers: one per byte, in the low bits.
+            F6E2M3FN | F6E3M2FN | F4E2M1FN => 1,
             S16 | U16 | F16 | BF16 => 2,
             S32 | U32 | F32 => 4,
             S64 | U64 | F64 | C64 => 8,
@@ -84,7 +95,8 @@ impl ElementType {
         match self {
             Pred => 1,
             S2 | U2 => 2,
-            S4 | U4 => 4,
+            S4 | U4 | F4E2M1FN => 4,
+            F6E2M3FN | F6E3M2FN => 6,
             _ => self.byte_size() as u32 * 8,
         }
     }
@@ -93,7 +105,21 @@ impl ElementType {
         use ElementType::*;
         matches!(
             self,
-            F8E3M4 | F8E4M3 | F8E4M3FN | F8E4M3FNUZ | F8E4M3B11FNUZ | F8E5M2 | F8E5M2FNUZ | F16 | BF16 | F32 | F64
+            F8E3M4
+                | F8E4M3
+                | F8E4M3FN
+                | F8E4M3FNUZ
+                | F8E4M3B11FNUZ
+                | F8E5M2
+                | F8E5M2FNUZ
+                | F8E8M0FNU
+                | F6E2M3FN
+                | F6E3M2FN
+                | F4E2M1FN
+                | F16
+                | BF16
+                | F32
+                | F64
         )
     }
     pub fn is_complex(self) -> bool {
@@ -138,6 +164,10 @@ impl ElementType {
             F8E4M3B11FNUZ => "f8E4M3B11FNUZ",
             F8E5M2 => "f8E5M2",
             F8E5M2FNUZ => "f8E5M2FNUZ",
+            F8E8M0FNU => "f8E8M0FNU",
+            F6E2M3FN => "f6E2M3FN",
+            F6E3M2FN => "f6E3M2FN",
+            F4E2M1FN => "f4E2M1FN",
             F16 => "f16",
             BF16 => "bf16",
             F32 => "f32",

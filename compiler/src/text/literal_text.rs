@@ -1,7 +1,7 @@
 //! `dense<...>` contents: turning parsed elements into apu's literal storage, and printing literals
 //! back so that print → parse gives the same bytes.
 
-use super::minifloat;
+use crate::ir::minifloat;
 use crate::ir::{ElementType, Literal, TensorType};
 use std::fmt;
 
@@ -187,10 +187,8 @@ pub fn encode_float(v: f64, t: ElementType, out: &mut Vec<u8>) -> Result<(), Str
         F32 => out.extend_from_slice(&(v as f32).to_le_bytes()),
         F16 => out.extend_from_slice(&half::f16::from_f64(v).to_bits().to_le_bytes()),
         BF16 => out.extend_from_slice(&half::bf16::from_f64(v).to_bits().to_le_bytes()),
-        _ => match minifloat::Format::of(t) {
-            Some(fmt) => out.push(fmt.encode(v)),
-            None => return Err(format!("{t} is not a float type")),
-        },
+        _ if minifloat::is_minifloat(t) => out.push(minifloat::encode(t, v)),
+        _ => return Err(format!("{t} is not a float type")),
     }
     Ok(())
 }
@@ -208,7 +206,7 @@ pub fn decode_float(bytes: &[u8], t: ElementType) -> f64 {
         F32 => f32::from_bits(b(4) as u32) as f64,
         F16 => half::f16::from_bits(b(2) as u16).to_f64(),
         BF16 => half::bf16::from_bits(b(2) as u16).to_f64(),
-        _ => minifloat::Format::of(t).map(|f| f.decode(bytes[0])).unwrap_or(f64::NAN),
+        _ => minifloat::decode(t, bytes[0]),
     }
 }
 

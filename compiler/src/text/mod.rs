@@ -2,8 +2,8 @@
 //!
 //! Layout: `lexer` (tokens with byte spans), `parser` (types, attributes, locations), `ops`
 //! (modules, functions, regions, generic ops), `pretty` (custom op forms), `opdefs` (op name +
-//! attributes ↔ [`crate::ir::OpKind`], shared with the printer), `literal_text` and `minifloat`
-//! (`dense<...>` values), `chlo` (CHLO ops expanded into IR ops at read time by the shared
+//! attributes ↔ [`crate::ir::OpKind`], shared with the printer), `literal_text` (`dense<...>`
+//! values, narrow floats through [`crate::ir::minifloat`]), `chlo` (CHLO ops expanded into IR ops at read time by the shared
 //! [`crate::chlo`] expansions: erf, erf_inv, erfc, lgamma, digamma, top_k, inverse
 //! trigonometric/hyperbolic functions, ...).
 //!
@@ -17,7 +17,6 @@ pub mod attr;
 mod chlo;
 pub mod lexer;
 pub mod literal_text;
-mod minifloat;
 pub mod opdefs;
 mod ops;
 mod parser;

@@ -39,6 +39,10 @@ pub fn element_type(ty: &Ty) -> Result<ElementType> {
             FloatKind::F8E4M3FNUZ => E::F8E4M3FNUZ,
             FloatKind::F8E4M3B11FNUZ => E::F8E4M3B11FNUZ,
             FloatKind::F8E3M4 => E::F8E3M4,
+            FloatKind::F8E8M0FNU => E::F8E8M0FNU,
+            FloatKind::F6E2M3FN => E::F6E2M3FN,
+            FloatKind::F6E3M2FN => E::F6E3M2FN,
+            FloatKind::F4E2M1FN => E::F4E2M1FN,
             _ => return Err(Error::unimplemented(format!("element type {}", ty_name(ty)))),
         },
         Ty::Complex(inner) => match &**inner {
