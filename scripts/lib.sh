@@ -10,9 +10,10 @@ JAX_PINS="jax==0.10.2 jaxlib==0.10.2 numpy==2.4.6 ml_dtypes==0.6.0 scipy==1.17.1
 
 log() { printf '\033[1m[apu]\033[0m %s\n' "$*" >&2; }
 
-# ensure_venv NAME "PINS..." -> prints the venv's python. Reuses the venv when its pins file matches.
+# ensure_venv NAME "PINS..." [PYTHON] -> prints the venv's python. Reuses the venv when its pins file matches.
+# PYTHON (default $PYTHON) is the interpreter the venv is made from.
 ensure_venv() {
-    local name="$1" pins="$2" dir="$APU_CACHE/venvs/$1"
+    local name="$1" pins="$2" base="${3:-$PYTHON}" dir="$APU_CACHE/venvs/$1"
     if [ -x "$dir/bin/python" ] && [ "$(cat "$dir/.pins" 2>/dev/null)" = "$pins" ]; then
         echo "$dir/bin/python"
         return
@@ -20,13 +21,32 @@ ensure_venv() {
     log "creating venv $dir ($pins)"
     rm -rf "$dir"
     mkdir -p "$APU_CACHE/venvs"
-    "$PYTHON" -m venv "$dir" >&2
+    "$base" -m venv "$dir" >&2
     "$dir/bin/pip" install -q --disable-pip-version-check $pins setuptools wheel >&2
     echo "$pins" > "$dir/.pins"
     echo "$dir/bin/python"
 }
 
 jax_venv() { ensure_venv "jax-0.10.2" "$JAX_PINS"; }
+
+# The model zoo (benches/model_zoo.py): real flax nnx + optax models on jax 0.12.0.1, Python 3.13. Separate from
+# the e2e tests' jax 0.12 venv because it also holds flax and optax (and their dependencies, pinned too).
+ZOO_PINS="jax==0.12.0.1 jaxlib==0.12.0.1 flax==0.12.12 optax==0.2.8 numpy==2.5.5 ml_dtypes==0.6.0 scipy==1.18.1 \
+opt_einsum==3.4.0 orbax-checkpoint==0.12.8 tensorstore==0.1.86 treescope==0.1.10 msgpack==1.2.4"
+
+# python313 -> prints the path of a Python 3.13 interpreter (pyenv's 3.13.0 where pyenv has it, else python3.13).
+python313() {
+    local py
+    py="$(PYENV_VERSION=3.13.0 pyenv which python3.13 2>/dev/null || command -v python3.13 || true)"
+    if [ -z "$py" ]; then
+        log "no Python 3.13 found (pyenv 3.13.0 or python3.13 on PATH)"
+        return 1
+    fi
+    echo "$py"
+}
+
+# zoo_venv -> prints the python of the model-zoo venv (jax 0.12.0.1 + flax 0.12.12 + optax 0.2.8, Python 3.13).
+zoo_venv() { ensure_venv "zoo-jax-0.12.0.1-flax-0.12.12-optax-0.2.8-py3.13" "$ZOO_PINS" "$(python313)"; }
 
 # build_library: release build of libapu.so
 build_library() {
