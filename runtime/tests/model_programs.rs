@@ -120,8 +120,10 @@ fn model_programs_have_exactly_the_expected_fallbacks() {
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
 }
 
-/// Deterministic inputs: floats in [-1, 1), integers in [0, 4) (valid labels, token ids and node
-/// indices for every model), predicates 0/1.
+/// Deterministic inputs: floats in [0, 0.25), integers in [0, 4) (valid labels, token ids and node
+/// indices for every model), predicates 0/1. The floats are not negative because the training steps
+/// take Adam's second moments among their arguments: a negative one (nothing real) makes the update
+/// divide by the square root of a cancellation, which turns last-bit differences into large ones.
 fn make_input(ty: &TensorType, seed: &mut u64) -> Tensor {
     let mut next = || {
         *seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
@@ -131,7 +133,7 @@ fn make_input(ty: &TensorType, seed: &mut u64) -> Tensor {
     for _ in 0..ty.num_elements() {
         let r = next();
         match ty.elem {
-            ElementType::F32 => bytes.extend((r as f32 / (1u64 << 31) as f32 - 1.0).to_le_bytes()),
+            ElementType::F32 => bytes.extend((r as f32 / (1u64 << 33) as f32).to_le_bytes()),
             ElementType::S32 => bytes.extend(((r % 4) as i32).to_le_bytes()),
             ElementType::U32 => bytes.extend((r % 4).to_le_bytes()),
             ElementType::Pred => bytes.push((r & 1) as u8),
@@ -175,15 +177,31 @@ fn compare(what: &str, plan: &Tensor, interp: &Tensor) -> Result<f64, String> {
 
 const TOLERANCE: f64 = 1e-3;
 
-/// Programs whose interpreter run takes too long in the test profile to be run here (name, why).
-const NOT_RUN: &[(&str, &str)] = &[];
+/// Programs whose interpreter run takes more than ~5 s in the test profile on a loaded 2-core
+/// machine (15-75 s for the largest): run only with `APU_MODEL_PROGRAMS_ALL=1`.
+const SLOW: &[&str] = &[
+    "audio1d_infer",
+    "audio1d_train",
+    "gru_train",
+    "lstm_train",
+    "resnet_infer",
+    "resnet_train",
+    "transformer_infer",
+    "transformer_train",
+    "unet_train",
+];
 
 #[test]
 fn model_programs_agree_on_the_plan_and_the_interpreter() {
     let mut failures = Vec::new();
+    let all = std::env::var("APU_MODEL_PROGRAMS_ALL").is_ok_and(|v| v == "1");
+    let only = std::env::var("APU_MODEL_PROGRAMS").unwrap_or_default();
     for (name, module) in programs() {
-        if let Some((_, why)) = NOT_RUN.iter().find(|(n, _)| *n == name) {
-            println!("{name}: not run ({why})");
+        if !name.contains(&only) {
+            continue;
+        }
+        if SLOW.contains(&name.as_str()) && !all {
+            println!("{name}: not run (slow on the interpreter; APU_MODEL_PROGRAMS_ALL=1 runs it)");
             continue;
         }
         let mut seed = 0x200_u64 ^ name.len() as u64;
