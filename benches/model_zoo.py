@@ -326,7 +326,10 @@ def section(rows, sweep, memory, opts):
                          f"{ga / gc:.2f} |" if gc > 0 else
                          f"| {r['model']} | {a['peak_kib'] / 1024:.1f} MiB | {c['peak_kib'] / 1024:.1f} MiB | "
                          f"{a['peak_kib'] / c['peak_kib']:.2f} | {ga / 1024:.1f} MiB | {gc / 1024:.1f} MiB | - |")
-    lines += ["", verdict(rows, sweep, memory), "", SECTION_END]
+    load = opts.load_before, os.getloadavg()[0]
+    lines += ["", f"Load average (1 min) before and after the timings: {load[0]:.1f}, {load[1]:.1f} (the machine has "
+              f"{os.cpu_count()} cores; above ~0.5 other jobs were running and every figure is noise).",
+              "", verdict(rows, sweep, memory), "", SECTION_END]
     return "\n".join(lines)
 
 
@@ -344,6 +347,11 @@ def verdict(rows, sweep, memory):
     if compile_slow:
         parts.append(f"Compile slower than XLA:CPU: {', '.join(compile_slow)}.")
     parts.append(f"Peak memory above XLA:CPU's: {', '.join(mem) if mem else 'none'}.")
+    growth = [f"{r['model']} {(r['apu']['peak_kib'] - r['apu']['base_kib']) / (r['cpu']['peak_kib'] - r['cpu']['base_kib']):.2f}"
+              for r in memory if "apu" in r and "cpu" in r and r["cpu"]["peak_kib"] > r["cpu"]["base_kib"]
+              and r["apu"]["peak_kib"] - r["apu"]["base_kib"] > r["cpu"]["peak_kib"] - r["cpu"]["base_kib"]]
+    if growth:
+        parts.append(f"Memory growth during the steps above XLA:CPU's: {', '.join(growth)}.")
     if failed:
         parts.append(f"Fails: {'; '.join(failed)}.")
     if wrong:
@@ -392,6 +400,7 @@ def main():
         return 0
 
     opts.compile_rounds = 1 if opts.quick else 3
+    opts.load_before = os.getloadavg()[0]
     budget = 0.5 if opts.quick else 1.5
     devices = (jax.devices("apu")[0], jax.devices("cpu")[0])
     print(f"model zoo: {versions()}, Python {platform.python_version()}", flush=True)
