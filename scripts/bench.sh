@@ -7,7 +7,8 @@
 # not written, and the model zoo is not run).
 # --no-install: do not reinstall the wheel into the shared venv; load this checkout's
 # target/release/libapu.so through APU_LIBRARY_PATH instead (for a venv that other jobs are using).
-# --zoo-only: run only the model zoo; --no-zoo: everything but the model zoo.
+# --zoo-only: run only the model zoo; --no-zoo: everything but the model zoo. APU_ZOO_MODELS=a,b limits the zoo to
+# those models (its section is still written).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -47,7 +48,8 @@ run_model_zoo() {
     if [ -n "$wheel" ]; then install_wheel "$zoo_py" "$wheel"; fi
     case " ${args[*]-} " in *" --quick "*) quick=(--quick) ;; esac
     log "model zoo (benches/model_zoo.py, $("$zoo_py" -c 'import jax, flax, optax; print("jax", jax.__version__, "flax", flax.__version__, "optax", optax.__version__)'))"
-    "$zoo_py" benches/model_zoo.py --write docs/performance.md ${quick[@]+"${quick[@]}"}
+    "$zoo_py" benches/model_zoo.py --write docs/performance.md ${quick[@]+"${quick[@]}"} \
+        ${APU_ZOO_MODELS:+--models "$APU_ZOO_MODELS"}
 }
 
 if [ "$main" = 0 ]; then
