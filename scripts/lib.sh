@@ -31,6 +31,10 @@ jax_venv() { ensure_venv "jax-0.10.2" "$JAX_PINS"; }
 
 # The newest JAX apu supports: jax/jaxlib 0.12.0.1 needs Python >= 3.12; these pins all ship 3.13 wheels.
 JAX12_PINS="jax==0.12.0.1 jaxlib==0.12.0.1 numpy==2.5.5 ml_dtypes==0.6.0 scipy==1.18.1 opt_einsum==3.4.0 pytest==9.2.0"
+# The model zoo (benches/model_zoo.py): real flax nnx + optax models on jax 0.12.0.1, Python 3.13. Separate from
+# the e2e tests' jax 0.12 venv because it also holds flax and optax (and their dependencies, pinned too).
+ZOO_PINS="jax==0.12.0.1 jaxlib==0.12.0.1 flax==0.12.12 optax==0.2.8 numpy==2.5.5 ml_dtypes==0.6.0 scipy==1.18.1 \
+opt_einsum==3.4.0 orbax-checkpoint==0.12.8 tensorstore==0.1.86 treescope==0.1.10 msgpack==1.2.4"
 
 # python313 -> prints the path of a Python 3.13 interpreter (pyenv's 3.13.0 where pyenv has it, else python3.13).
 python313() {
@@ -45,6 +49,8 @@ python313() {
 
 # jax12_venv -> prints the python of the jax 0.12.0.1 venv (Python 3.13): the e2e tests' and the demo's newest JAX.
 jax12_venv() { ensure_venv "jax-0.12.0.1-py3.13" "$JAX12_PINS" "$(python313)"; }
+# zoo_venv -> prints the python of the model-zoo venv (jax 0.12.0.1 + flax 0.12.12 + optax 0.2.8, Python 3.13).
+zoo_venv() { ensure_venv "zoo-jax-0.12.0.1-flax-0.12.12-optax-0.2.8-py3.13" "$ZOO_PINS" "$(python313)"; }
 
 # build_library: release build of libapu.so
 build_library() {

@@ -123,3 +123,11 @@ fn two_operand_expansions_validate_in_every_float_type() {
     let e = parse_module("func.func @main(%arg0: tensor<3xf32>, %arg1: tensor<3xf64>) -> tensor<3xf32> {\n  %0 = chlo.zeta %arg0, %arg1 : tensor<3xf32>, tensor<3xf64> -> tensor<3xf32>\n  return %0 : tensor<3xf32>\n}\n").unwrap_err();
     assert!(e.to_string().contains("zeta"), "{e}");
 }
+
+#[test]
+fn square_expansion_is_x_times_x() {
+    let got = run(&program("chlo.square"), &XS);
+    for i in 0..5 {
+        assert_eq!(got[i], XS[i] * XS[i], "square({})", XS[i]);
+    }
+}

@@ -11,6 +11,8 @@ use crate::Result;
 pub(super) fn formula(op: &str) -> Option<Expansion> {
     Some(match op {
         "tan" => |b, x, _| Ok(b.un(UnaryOp::Tan, x)),
+        // jax 0.12 writes `x ** 2` (e.g. flax BatchNorm's variance) as chlo.square in StableHLO text.
+        "square" => |b, x, _| Ok(b.bin(BinaryOp::Multiply, x, x)),
         "atan" => atan,
         "asin" => asin,
         "acos" => acos,
