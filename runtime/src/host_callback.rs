@@ -9,7 +9,8 @@
 //! the host side must take its own locks (a ctypes callback takes the GIL itself). A failure comes
 //! back as a message, which becomes the error of that execution; apu never unwinds into the host.
 
-use crate::{Error, Result, Tensor};
+use crate::Tensor;
+use apu_compiler::{Error, Result};
 use apu_compiler::ir::{ElementType, TensorType};
 use std::ffi::{c_char, c_int, CStr};
 use std::sync::atomic::{AtomicPtr, Ordering};
