@@ -49,7 +49,7 @@ fn plugin_attributes_advertise_versions() {
         assert!(seen.insert(name, value).is_none(), "duplicate attribute");
     }
     assert_eq!(seen["xla_version"], vec![2]);
-    assert_eq!(seen["stablehlo_current_version"], vec![1, 10, 0]);
+    assert_eq!(seen["stablehlo_current_version"], vec![1, 22, 0]);
     assert_eq!(seen["stablehlo_minimum_version"], vec![0, 9, 0]);
 }
 

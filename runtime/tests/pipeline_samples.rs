@@ -17,6 +17,7 @@ const FORMS: &[(&str, ProgramFormat)] = &[
     ("vhlo_v1_10_0.mlirbc", ProgramFormat::Mlir),
     ("vhlo_v1_13_7.mlirbc", ProgramFormat::Mlir),
     ("vhlo_v1_17_0.mlirbc", ProgramFormat::Mlir),
+    ("vhlo_v1_22_0.mlirbc", ProgramFormat::Mlir),
     ("stablehlo.mlir", ProgramFormat::Mlir),
     ("stablehlo_generic.mlir", ProgramFormat::Mlir),
     ("hlo.pb", ProgramFormat::Hlo),
@@ -129,6 +130,28 @@ fn project_fixtures(executor: Executor) {
     let (mut passed, mut failures) = (BTreeMap::new(), Vec::new());
     let n = run_dir(executor, dir, &mut passed, &mut failures);
     report(&format!("project fixtures on {executor:?}"), n, &passed, &failures);
+}
+
+/// The same programs as jax 0.12.0.1 sends them (StableHLO 1.22.0, `tests/fixtures/generate_jax12.py`):
+/// every one must read and run, and they must really be 1.22.0 artifacts.
+fn jax12_fixtures(executor: Executor) {
+    let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/programs_jax12"));
+    let (mut passed, mut failures) = (BTreeMap::new(), Vec::new());
+    let n = run_dir(executor, dir, &mut passed, &mut failures);
+    report(&format!("jax 0.12.0.1 fixtures on {executor:?}"), n, &passed, &failures);
+    assert_eq!(passed.get("vhlo_v1_22_0.mlirbc"), Some(&n), "every program has a 1.22.0 artifact");
+    let add = std::fs::read(dir.join("add.vhlo_v1_22_0.mlirbc")).unwrap();
+    assert!(add.windows(17).any(|w| w == b"StableHLO_v1.22.0"), "the producer is StableHLO 1.22.0");
+}
+
+#[test]
+fn every_jax12_fixture_runs_and_matches_jax() {
+    jax12_fixtures(Executor::Interp);
+}
+
+#[test]
+fn every_jax12_fixture_matches_jax_on_the_plan_with_three_threads() {
+    jax12_fixtures(Executor::Plan { threads: 3 });
 }
 
 #[test]

@@ -42,8 +42,12 @@ const REFUSED: &[(&str, &[&str])] = &[
 ];
 
 /// Programs apu runs but without outputs recorded from JAX: `rng` values are implementation-defined
-/// (checked by [`check_rng`]), a token result is no array, and XLA:CPU has no collective-broadcast.
-const NO_OUTPUTS: &[&str] = &["collective_broadcast", "rng", "rng_normal", "tokens"];
+/// (checked by [`check_rng`]), a token result is no array, and XLA:CPU has no collective-broadcast or
+/// collective-reduce (both identities on one device: checked by [`check_identity`]).
+const NO_OUTPUTS: &[&str] = &["collective_broadcast", "collective_reduce", "rng", "rng_normal", "tokens"];
+
+/// One-device collectives whose result must equal their operand.
+const IDENTITIES: &[&str] = &["collective_broadcast", "collective_reduce"];
 
 /// Every form of `program`: the text, then the artifacts by target.
 fn forms(program: &str) -> Vec<PathBuf> {
@@ -108,6 +112,9 @@ fn check_form(program: &str, path: &Path) -> Result<bool, String> {
             if program.starts_with("rng") {
                 check_rng(program, &module)?;
             }
+            if IDENTITIES.contains(&program) {
+                check_identity(&module)?;
+            }
             if !io_path.exists() {
                 return if NO_OUTPUTS.contains(&program) { Ok(false) } else { Err(format!("{} is missing", io_path.display())) };
             }
@@ -135,6 +142,19 @@ fn every_hand_written_op_program_reads_runs_or_is_refused_by_name() {
     }
     println!("{} programs: {ran} forms run and match JAX, {checked} read and pass check_supported (no outputs recorded), {refused} refused by name", programs.len());
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+}
+
+/// Runs a one-operand program on distinct values: the result must be the operand, bit for bit.
+fn check_identity(module: &apu_compiler::valid::ValidModule) -> Result<(), String> {
+    let ty = &module.entry_function().param_types()[0];
+    let ty = ty.as_tensor().ok_or("the parameter is not a tensor")?.clone();
+    let values: Vec<u8> = (0..ty.num_elements()).flat_map(|i| (i as f32 * 0.75 - 1.0).to_le_bytes()).collect();
+    let input = Tensor::from_bytes(ty, &values).map_err(|e| e.to_string())?;
+    let out = interp::run(module, std::slice::from_ref(&input)).map_err(|e| format!("run: {e}"))?;
+    if out.len() != 1 || out[0].bytes() != input.bytes() {
+        return Err("the one-device collective did not return its operand".to_string());
+    }
+    Ok(())
 }
 
 /// `rng` values are implementation-defined: check the distributions instead of JAX's numbers.

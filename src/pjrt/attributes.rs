@@ -127,8 +127,9 @@ pub(crate) unsafe fn read_options(
 
 // ---- Plugin ------------------------------------------------------------------------------------
 
-/// The StableHLO version apu asks JAX to serialize to (see docs: the reader's supported range).
-pub(crate) const STABLEHLO_CURRENT_VERSION: [i64; 3] = [1, 10, 0];
+/// The StableHLO version apu asks JAX to serialize to: the newest the readers accept (jaxlib 0.12's
+/// 1.22.0; an older jaxlib clamps it to its own, 1.17.0 for 0.10.2). Decision 60.
+pub(crate) const STABLEHLO_CURRENT_VERSION: [i64; 3] = [1, 22, 0];
 pub(crate) const STABLEHLO_MINIMUM_VERSION: [i64; 3] = [0, 9, 0];
 
 static PLUGIN_ATTRIBUTES: Lazy<NamedValues> = Lazy::new(|| {

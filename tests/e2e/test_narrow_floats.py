@@ -40,6 +40,9 @@ def skip_cpu_limits(platform, dtype):
     # With APU_E2E_PLATFORM=cpu the device under test is XLA:CPU, which cannot do these (see FROM_ON_HOST).
     if platform == "cpu" and dtype in FROM_ON_HOST:
         pytest.skip(f"XLA:CPU cannot convert from (or, in jaxlib 0.10, hold) {dtype.__name__}")
+    if dtype in FROM_ON_HOST and jax.__version__.startswith("0.10."):
+        # jaxlib 0.10.2 itself refuses them: "Unknown NumPy dtype", "Invalid XLA PrimitiveType: 36 (F6E2M3FN)".
+        pytest.skip(f"jaxlib {jax.__version__} cannot transfer {dtype.__name__}")
 
 
 @pytest.mark.parametrize("dtype", NARROW, ids=lambda t: t.__name__)

@@ -527,7 +527,13 @@ pub fn kind_from_attrs(name: &str, attrs: &Attrs, shape: &OpShape) -> R<OpKind> 
             crate::vhlo::ops::check_single_device_pairs(&attrs.i64s("source_target_pairs")?).map_err(|e| format!("{}: not supported by apu on one device", e.message))?;
             OpKind::CollectivePermute
         }
+        "collective_broadcast" | "collective_reduce" if matches!(attrs.get("has_dynamic_root"), Some(Attr::Bool(true))) => {
+            return Err(format!("op 'stablehlo.{name}' with has_dynamic_root = true (a root chosen at run time) is not supported by apu"))
+        }
         "collective_broadcast" => OpKind::CollectiveBroadcast,
+        // On the one device apu runs, the group's reduction is the operand itself, as for all_reduce
+        // (the VHLO reader maps collective_reduce_v1 the same way).
+        "collective_reduce" => OpKind::AllReduce,
         _ => return Err(format!("op '{name}' is not supported by apu")),
     })
 }

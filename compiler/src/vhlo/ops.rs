@@ -51,6 +51,15 @@ fn check_single_device_groups(c: &OpCtx<'_>) -> Result<()> {
     Ok(())
 }
 
+/// `has_dynamic_root` (collective_broadcast_v2, collective_reduce_v1, StableHLO 1.19+): when true the
+/// last operand names the root per device at run time. Absent (older definitions) means false.
+fn check_static_root(c: &OpCtx<'_>) -> Result<()> {
+    match c.attr("has_dynamic_root") {
+        Ok(Attr::Bool(true)) => Err(Error::unimplemented("has_dynamic_root = true: a root chosen at run time")),
+        _ => Ok(()),
+    }
+}
+
 /// Ops apu refuses whatever their attributes, operands and types, with the reason. The function
 /// builder checks every op of a function against this before converting the function's value types,
 /// so a program using one is refused naming the op, not a type only that op produces (`future`,
@@ -64,7 +73,6 @@ pub fn refused_by_name(base: &str) -> Option<&'static str> {
         "einsum" | "unary_einsum" | "torch_index_select" => "legacy op without a StableHLO equivalent in apu's IR",
         "infeed" | "outfeed" | "send" | "recv" => "host transfers and channels",
         "async_start" | "async_done" => "asynchronous ops (futures): no IR op for them yet",
-        "collective_reduce" => "no IR op for this yet",
         _ => return None,
     })
 }
@@ -319,6 +327,11 @@ pub fn map_op(c: &OpCtx<'_>) -> Result<OpKind> {
             if !c.with("output_operand_aliases", |a| Ok(matches!(a, Attr::Array(v) if v.is_empty())))? {
                 return Err(Error::unimplemented("custom_call with output_operand_aliases"));
             }
+            // custom_call_v2 (StableHLO 1.18+): per-result tilings, a device memory layout apu has no use for;
+            // JAX writes an empty list. A non-empty one is refused rather than ignored.
+            if matches!(c.attr("result_tilings"), Ok(Attr::Array(v)) if !v.is_empty()) {
+                return Err(Error::unimplemented("custom_call with result_tilings"));
+            }
             let backend_config = c.attr("backend_config").ok().map(attr_value).filter(|v| !matches!(v, AttrValue::String(s) if s.is_empty()));
             let api_version = match c.attr("api_version")? {
                 Attr::Enum { value, .. } => *value as i32,
@@ -360,8 +373,16 @@ pub fn map_op(c: &OpCtx<'_>) -> Result<OpKind> {
             OpKind::CollectivePermute
         }
         "collective_broadcast" => {
+            check_static_root(c)?;
             check_single_device_groups(c)?;
             OpKind::CollectiveBroadcast
+        }
+        // collective_reduce_v1 (1.19+): the reduction of the group's operands lands on the root. The one
+        // group apu accepts is device 0 alone, its own root, so the result is its operand, as all_reduce.
+        "collective_reduce" => {
+            check_static_root(c)?;
+            check_single_device_groups(c)?;
+            OpKind::AllReduce
         }
         // The region builder lowers `if` to convert + case before ops reach this mapping.
         "if" => return Err(Error::internal("vhlo.if_v1 must be lowered by the region builder")),
