@@ -105,8 +105,14 @@ unsafe fn run_typed<T: Element>(c: &ConvKernel, lhs: Ptr, rhs: Ptr, out: Ptr, wo
                         // Position in the padded, dilated input; holes of the dilation read zeros.
                         let p = (oc[d] * c.window_strides[d] + kc[d] * c.rhs_dilation[d]) as isize - c.pad_low[d];
                         let ld = c.lhs_dilation[d] as isize;
-                        ic[d] = p.div_euclid(ld);
-                        inside &= p >= 0 && p % ld == 0 && (ic[d] as usize) < c.in_spatial[d];
+                        // Undilated dimensions (nearly all) skip the division: it cost ~6 % of a 3x3 conv.
+                        if ld == 1 {
+                            ic[d] = p;
+                            inside &= p >= 0 && (p as usize) < c.in_spatial[d];
+                        } else {
+                            ic[d] = p.div_euclid(ld);
+                            inside &= p >= 0 && p % ld == 0 && (ic[d] as usize) < c.in_spatial[d];
+                        }
                     }
                     let dst = &mut row[w * ci..(w + 1) * ci];
                     if !inside {
