@@ -1,14 +1,20 @@
 #!/usr/bin/env python3
 """Runs JAX's own test suite from a jax-ml/jax checkout on apu and on CPU, and compares with known failures.
 
-    scripts/jax_conformance.py CHECKOUT [--files lax_test.py ...] [--max-minutes 60] [-k EXPR]
-                               [--platforms apu,cpu] [--cases 10] [--cpu-only-too] [--wheel WHEEL] [--no-docs]
+    scripts/jax_conformance.py CHECKOUT [--jax 0.10.2|0.11.0] [--files lax_test.py ... | --all-files]
+                               [--x64 off|on|both] [--max-minutes 60] [-k EXPR] [--platforms apu,cpu]
+                               [--cases 10] [--cpu-only-too] [--wheel WHEEL] [--no-report]
 
-CHECKOUT is a jax-ml/jax source tree at tag jax-v0.10.2, e.g. from
-`git clone --depth 1 --branch jax-v0.10.2 https://github.com/jax-ml/jax ~/.cache/apu/jax-src` (only its `tests/`, `conftest.py` and `pyproject.toml`
-are used; nothing is copied into apu). The tests run with pytest in a separate pinned venv
-(`$APU_CACHE/venvs/jax-suite`, created on first use) so that their extra dependencies (absl-py, hypothesis, ...)
-stay out of apu's own environment. For the apu run the apu-plugin wheel is installed into that venv
+CHECKOUT is a jax-ml/jax source tree at the tag of the chosen JAX (`--jax`, default 0.10.2: tag jax-v0.10.2;
+0.11.0: tag jax-v0.11.0, the newest tag whose tests run here), e.g. from
+`git clone --depth 1 --branch jax-v0.11.0 https://github.com/jax-ml/jax ~/.cache/apu/jax-src-0.11.0` (only its
+`tests/`, `conftest.py` and `pyproject.toml` are used; nothing is copied into apu). The tests run with pytest in a
+separate pinned venv per JAX version (`$APU_CACHE/venvs/jax-suite` for 0.10.2 on Python 3.11,
+`jax-suite-0.11.0-py3.13` for 0.11.0 on Python 3.13 from pyenv; created on first use) so that their extra
+dependencies (absl-py, hypothesis, ...) stay out of apu's own environment.
+`--all-files` runs every `tests/*_test.py` of the checkout except the ones in NOT_RUN (each with its reason: GPU or
+TPU only, packaging checks, several processes). `--x64 both` runs every file twice, with JAX_ENABLE_X64 off and on;
+x64 runs are recorded under the platform name `<platform>+x64`. For the apu run the apu-plugin wheel is installed into that venv
 (`--wheel`, default: the newest `target/wheels/apu_plugin-*.whl`).
 
 How JAX's harness picks the device (jax/_src/test_util.py at jax-v0.10.2): tests run on JAX's default backend,
@@ -53,14 +59,53 @@ DOC = ROOT / "docs" / "conformance.md"
 
 DEFAULT_FILES = ["lax_test.py", "lax_numpy_test.py", "lax_numpy_reducers_test.py", "lax_numpy_indexing_test.py",
                  "lax_control_flow_test.py", "lax_autodiff_test.py", "nn_test.py", "random_test.py"]
-JAX_TAG = "jax-v0.10.2"
 
-# The suite venv: apu's own pins (scripts/lib.sh) plus what JAX's tests import, at the versions in
-# build/requirements_lock_3_11.txt of jax-v0.10.2 (pytest < 9 per its build/test-requirements.txt).
-SUITE_VENV = "jax-suite"
-SUITE_PINS = ("jax==0.10.2 jaxlib==0.10.2 numpy==2.4.6 ml_dtypes==0.6.0 scipy==1.17.1 opt_einsum==3.4.0 "
-              "pytest==8.4.2 absl-py==2.4.0 hypothesis==6.142.1 cloudpickle==3.1.2 filelock==3.29.0 "
-              "flatbuffers==25.12.19 portpicker==1.6.0 mpmath==1.3.0 psutil==7.2.2")
+
+@dataclasses.dataclass(frozen=True)
+class Suite:
+    """One JAX version's test suite: its tag, the venv its tests run in and that venv's interpreter."""
+    tag: str
+    venv: str
+    python: list  # the command that makes the venv's interpreter
+    pins: str
+
+
+SUITES = {
+    # apu's own pins (scripts/lib.sh) plus what JAX's tests import, at the versions in
+    # build/requirements_lock_3_11.txt of jax-v0.10.2 (pytest < 9 per its build/test-requirements.txt).
+    "0.10.2": Suite("jax-v0.10.2", "jax-suite", [sys.executable],
+                    "jax==0.10.2 jaxlib==0.10.2 numpy==2.4.6 ml_dtypes==0.6.0 scipy==1.17.1 opt_einsum==3.4.0 "
+                    "pytest==8.4.2 absl-py==2.4.0 hypothesis==6.142.1 cloudpickle==3.1.2 filelock==3.29.0 "
+                    "flatbuffers==25.12.19 portpicker==1.6.0 mpmath==1.3.0 psutil==7.2.2"),
+    # The versions in build/requirements_lock_3_13.txt of jax-v0.11.0 (jax 0.11 needs Python >= 3.11; 3.13 is the
+    # newest the image has, from pyenv, as for apu's jax 0.12 venv).
+    "0.11.0": Suite("jax-v0.11.0", "jax-suite-0.11.0-py3.13", ["env", "PYENV_VERSION=3.13.0", "python3.13"],
+                    "jax==0.11.0 jaxlib==0.11.0 numpy==2.1.3 ml_dtypes==0.5.4 scipy==1.17.1 opt_einsum==3.4.0 "
+                    "pytest==9.1.0 absl-py==2.4.0 hypothesis==6.142.1 cloudpickle==3.1.2 filelock==3.29.4 "
+                    "flatbuffers==25.12.19 portpicker==1.6.0 mpmath==1.3.0 psutil==7.2.2 pillow==12.2.0 "
+                    "rich==15.0.0"),
+}
+DEFAULT_JAX = "0.10.2"
+
+# Files of tests/ that `--all-files` leaves out, and why: none of them tests what a device plugin does on a host
+# without GPUs or TPUs, or they need several processes (apu is one process; issue 33).
+NOT_RUN = {
+    "cudnn_fusion_test.py": "GPU only (cuDNN)",
+    "fused_attention_stablehlo_test.py": "GPU only (cuDNN attention)",
+    "fused_attention_stablehlo_multigpu_test.py": "GPU only (cuDNN attention)",
+    "gpu_memory_flags_test.py": "GPU only (allocator flags)",
+    "magma_linalg_test.py": "GPU only (MAGMA)",
+    "mock_gpu_test.py": "GPU only (mock GPU topology)",
+    "mock_gpu_topology_test.py": "GPU only (mock GPU topology)",
+    "multiprocess_gpu_test.py": "GPU only, several processes",
+    "mosaic_test.py": "TPU only (Mosaic)",
+    "scaled_matmul_stablehlo_test.py": "GPU only (block-scaled matmul)",
+    "distributed_initialize_test.py": "several processes (jax.distributed)",
+    "distributed_test.py": "several processes (jax.distributed)",
+    "local_wheel_smoke_test.py": "checks JAX's own built wheels",
+    "package_structure_test.py": "checks JAX's own package layout",
+    "documentation_coverage_test.py": "checks JAX's own documentation",
+}
 GRACE_SECONDS = 60  # after SIGINT, before SIGKILL
 MAX_RESTARTS = 50  # per file: resuming after this many crashes is not worth it any more
 
@@ -73,21 +118,26 @@ def log(msg: str) -> None:
 # Environment
 # ---------------------------------------------------------------------------------------------------------
 
-def ensure_suite_venv() -> pathlib.Path:
-    """The suite venv's python; (re)created when its recorded pins differ from SUITE_PINS."""
-    venv = CACHE / "venvs" / SUITE_VENV
+def ensure_suite_venv(suite: Suite) -> pathlib.Path:
+    """The suite venv's python; (re)created when its recorded pins differ from the suite's."""
+    venv = CACHE / "venvs" / suite.venv
     python = venv / "bin" / "python"
     pins_file = venv / ".pins"
-    if python.exists() and pins_file.exists() and pins_file.read_text().strip() == SUITE_PINS:
+    if python.exists() and pins_file.exists() and pins_file.read_text().strip() == suite.pins:
         return python
-    log(f"creating venv {venv} ({SUITE_PINS})")
+    log(f"creating venv {venv} ({suite.pins})")
     subprocess.run(["rm", "-rf", str(venv)], check=True)
     venv.parent.mkdir(parents=True, exist_ok=True)
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    subprocess.run([str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", *SUITE_PINS.split()],
+    subprocess.run([*suite.python, "-m", "venv", str(venv)], check=True)
+    subprocess.run([str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", *suite.pins.split()],
                    check=True)
-    pins_file.write_text(SUITE_PINS + "\n")
+    pins_file.write_text(suite.pins + "\n")
     return python
+
+
+def all_test_files(checkout: pathlib.Path) -> list[str]:
+    """Every `*_test.py` directly under tests/, less NOT_RUN."""
+    return sorted(p.name for p in (checkout / "tests").glob("*_test.py") if p.name not in NOT_RUN)
 
 
 def install_apu_wheel(python: pathlib.Path, wheel: str | None) -> None:
@@ -140,16 +190,18 @@ class Run:
         return len(self.passed_ids)
 
 
-def run_file(python, checkout, file, platform, out_dir, timeout, keyword, cases, cpu_only_too=False) -> Run:
-    """Runs one test file; restarts pytest after a crash (skipping what already ran) until the file is done."""
-    base = out_dir / platform / file
+def run_file(python, checkout, file, label, out_dir, timeout, keyword, cases, cpu_only_too=False) -> Run:
+    """Runs one test file; restarts pytest after a crash (skipping what already ran) until the file is done.
+    `label` is the platform, with `+x64` when the run has JAX_ENABLE_X64 on."""
+    platform, x64 = label.removesuffix("+x64"), label.endswith("+x64")
+    base = out_dir / label / file
     base.parent.mkdir(parents=True, exist_ok=True)
     journal = pathlib.Path(f"{base}.journal")
     for stale in base.parent.glob(f"{file}.*"):
         stale.unlink()
-    run = Run(file, platform)
+    run = Run(file, label)
     deadline = time.monotonic() + timeout
-    log(f"{platform}: {file} (up to {timeout / 60:.1f} min)")
+    log(f"{label}: {file} (up to {timeout / 60:.1f} min)")
     for attempt in range(1, MAX_RESTARTS + 2):
         suffix = "" if attempt == 1 else f".{attempt}"
         cmd = [str(python), "-P", "-m", "pytest", f"tests/{file}", "-v", "-p", "no:cacheprovider",
@@ -164,6 +216,7 @@ def run_file(python, checkout, file, platform, out_dir, timeout, keyword, cases,
         # on a CPU device, loops.py _maybe_put).
         jax_platforms = platform if platform == "cpu" else f"{platform},cpu"
         env = dict(os.environ, JAX_PLATFORMS=jax_platforms, JAX_NUM_GENERATED_CASES=str(cases),
+                   JAX_ENABLE_X64="1" if x64 else "0",
                    APU_SUITE_JOURNAL=str(journal), APU_SUITE_CPU_ONLY_TOO="1" if cpu_only_too else "0",
                    PYTHONPATH=os.pathsep.join(filter(None, [str(SCRIPTS), os.environ.get("PYTHONPATH")])))
         rc, timed_out = run_pytest(cmd, env, checkout, f"{base}{suffix}.log", deadline - time.monotonic())
@@ -279,27 +332,42 @@ def compare_with_cpu(runs) -> list[str]:
     by_key = {(r.file, r.platform): r for r in runs}
     rows = []
     for r in runs:
-        cpu = by_key.get((r.file, "cpu"))
-        if r.platform != "apu" or cpu is None or not cpu.passed_ids:
+        cpu = by_key.get((r.file, r.platform.replace("apu", "cpu")))
+        if not r.platform.startswith("apu") or cpu is None or not cpu.passed_ids:
             continue
         cpu_passed, apu_passed = set(cpu.passed_ids), set(r.passed_ids)
         both = len(cpu_passed & apu_passed)
-        rows.append(f"| {r.file} | {len(cpu_passed)} | {both} | {100.0 * both / len(cpu_passed):.1f} % | "
+        rows.append(f"| {r.file} | {'on' if r.platform.endswith('+x64') else 'off'} | {len(cpu_passed)} | {both} | {100.0 * both / len(cpu_passed):.1f} % | "
                     f"{len(apu_passed - cpu_passed)} |")
     if not rows:
         return []
     return ["", "## apu against CPU", "",
             "Of the tests that pass on CPU, how many pass on apu (skips differ between platforms: JAX's tests skip "
             "some cases on `cpu` only, and apu runs them).", "",
-            "| file | passed on CPU | of those, passed on apu | share | passed on apu, not run or failed on CPU |",
-            "|---|---:|---:|---:|---:|", *rows]
+            "| file | x64 | passed on CPU | of those, passed on apu | share | passed on apu, not run or failed on CPU |",
+            "|---|---|---:|---:|---:|---:|", *rows, *total_row(runs)]
+
+
+def total_row(runs) -> list[str]:
+    """All files together, per x64 mode: the acceptance figure of issue 35."""
+    rows = []
+    for suffix, mode in (("", "off"), ("+x64", "on")):
+        cpu = {(r.file, t) for r in runs if r.platform == "cpu" + suffix for t in r.passed_ids}
+        apu = {(r.file, t) for r in runs if r.platform == "apu" + suffix for t in r.passed_ids}
+        files = {r.file for r in runs if r.platform == "apu" + suffix}
+        cpu = {k for k in cpu if k[0] in files}
+        if cpu:
+            both = len(cpu & apu)
+            rows.append(f"| **all {len(files)} files** | {mode} | {len(cpu)} | {both} | {100.0 * both / len(cpu):.2f} % | "
+                        f"{len(apu - cpu)} |")
+    return rows
 
 
 def known_failures_seen(runs, known: dict[str, str]) -> list[str]:
     """The apu failures this run matched in the manifest, grouped by reason."""
     by_reason: dict[str, list[str]] = {}
     for r in runs:
-        if r.platform != "apu":
+        if not r.platform.startswith("apu"):
             continue
         for t in r.failed:
             pattern = next((k for k in known if k == t or ("*" in k and fnmatch.fnmatchcase(t, k))), None)
@@ -321,8 +389,9 @@ def write_report(path, runs, checkout, commit, args, unexpected, stale, apu_ran,
         "Generated by `scripts/jax_conformance.py`; do not edit by hand.",
         "",
         f"- date: {now}",
-        f"- checkout: `{checkout}` at commit `{commit}` (expected tag `{JAX_TAG}`)",
-        f"- options: files {' '.join(args.files)}; " + (f"`-k {args.k}`; " if args.k else "")
+        f"- checkout: `{checkout}` at commit `{commit}` (expected tag `{SUITES[args.jax].tag}`); "
+        f"suite venv pins: `{SUITES[args.jax].pins}`",
+        f"- options: {len(args.files)} files ({' '.join(args.files)}); x64 {args.x64}; " + (f"`-k {args.k}`; " if args.k else "")
         + ("tests kept to CPU run on apu too (`--cpu-only-too`); " if args.cpu_only_too else "")
         + f"JAX_NUM_GENERATED_CASES={args.cases}; time budget {args.max_minutes} min; platforms {args.platforms}",
     ]
@@ -350,8 +419,12 @@ def write_report(path, runs, checkout, commit, args, unexpected, stale, apu_ran,
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("checkout", type=pathlib.Path, help="jax-ml/jax source tree at tag " + JAX_TAG)
+    ap.add_argument("checkout", type=pathlib.Path, help="jax-ml/jax source tree at the tag of --jax")
+    ap.add_argument("--jax", choices=sorted(SUITES), default=DEFAULT_JAX,
+                    help="the JAX version whose suite runs (the checkout must be at its tag)")
     ap.add_argument("--files", nargs="+", default=DEFAULT_FILES, help="test files under CHECKOUT/tests")
+    ap.add_argument("--all-files", action="store_true", help="every tests/*_test.py except NOT_RUN")
+    ap.add_argument("--x64", choices=["off", "on", "both"], default="off", help="JAX_ENABLE_X64 for the runs")
     ap.add_argument("--max-minutes", type=float, default=120.0, help="time budget for all runs together")
     ap.add_argument("-k", help="pytest -k expression, passed through")
     ap.add_argument("--platforms", default="apu,cpu", help="comma-separated, run in this order")
@@ -371,10 +444,14 @@ def main() -> int:
     args = ap.parse_args()
 
     checkout = args.checkout.resolve()
+    if args.all_files:
+        args.files = all_test_files(checkout)
     missing = [f for f in args.files if not (checkout / "tests" / f).exists()]
     if missing:
         raise SystemExit(f"error: not in {checkout}/tests: {', '.join(missing)}")
     platforms = [p.strip() for p in args.platforms.split(",") if p.strip()]
+    modes = {"off": [""], "on": ["+x64"], "both": ["", "+x64"]}[args.x64]
+    platforms = [p + m for m in modes for p in platforms]
     known = read_known_failures(args.known_failures)
     commit = checkout_commit(checkout)
     runs: list[Run] = []
@@ -385,8 +462,8 @@ def main() -> int:
             runs.append(found[-1] if found else Run(file, platform, status="not run", note="no journal"))
         jobs = []
     else:
-        python = pathlib.Path(args.python) if args.python else ensure_suite_venv()
-        if "apu" in platforms:
+        python = pathlib.Path(args.python) if args.python else ensure_suite_venv(SUITES[args.jax])
+        if any(p.startswith("apu") for p in platforms):
             install_apu_wheel(python, args.wheel)
     deadline = time.monotonic() + args.max_minutes * 60
     for index, (platform, file) in enumerate(jobs):
@@ -400,8 +477,8 @@ def main() -> int:
         r = runs[-1]
         log(f"  {r.status}: {r.passed} passed, {len(r.failed)} failed, {r.skipped} skipped, {r.seconds:.0f}s")
 
-    apu_runs = [r for r in runs if r.platform == "apu"]
-    cpu_failed = {t for r in runs if r.platform == "cpu" for t in r.failed}
+    apu_runs = [r for r in runs if r.platform.startswith("apu")]
+    cpu_failed = {t for r in runs if r.platform.startswith("cpu") for t in r.failed}
     crashed = {t for r in apu_runs for t in r.crashed_ids}
     apu_failed = [t for r in apu_runs for t in r.failed]
     unexpected = [t for t in apu_failed if not is_known(t, known)]

@@ -30,3 +30,13 @@ def pytest_configure(config):
         return original(*enabled, **kwargs)
 
     jtu.run_on_devices = run_on_devices
+
+    # Importing test_util here, before pytest starts capturing, bound its `capture_stdout` /
+    # `capture_stderr` to the process's original sys.stdout / sys.stderr (they are partials made at import).
+    # Under pytest's capture `print` writes to pytest's stream instead, so every output-capturing test
+    # (debugging_primitives_test.py's prints) would see nothing. Bind them at call time, as they are bound
+    # when test_util is first imported during collection.
+    import sys
+
+    jtu.capture_stdout = lambda: jtu._capture_output(sys.stdout)
+    jtu.capture_stderr = lambda: jtu._capture_output(sys.stderr)

@@ -10,6 +10,9 @@ use crate::ir::Type;
 use crate::{Error, Result};
 use prost::Message;
 
+mod debug_option_fields;
+mod overrides;
+
 /// Replica × partition → device id.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DeviceAssignment {
@@ -71,9 +74,12 @@ pub struct CompileOptions {
 
 impl CompileOptions {
     /// Decodes serialized options. Empty bytes mean all defaults (one replica, one partition).
+    /// The debug-option overrides (`jit(..., compiler_options=...)`) are checked as XLA checks them
+    /// ([`overrides`]): an unknown name or a value of the wrong type is INVALID_ARGUMENT.
     pub fn decode(bytes: &[u8]) -> Result<CompileOptions> {
         let proto = CompileOptionsProto::decode(bytes)
             .map_err(|e| Error::invalid(format!("failed to deserialize CompileOptionsProto ({} bytes): {e}", bytes.len())))?;
+        overrides::check(&proto.env_option_overrides)?;
         let build = proto.executable_build_options.clone().unwrap_or_default();
         let device_assignment = build.device_assignment.as_ref().map(device_assignment).transpose()?;
         Ok(CompileOptions {
