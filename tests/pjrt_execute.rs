@@ -214,6 +214,22 @@ fn executable_metadata() {
         let mut f = args!(PJRT_Executable_Fingerprint_Args { executable: e });
         call!(PJRT_Executable_Fingerprint, &mut f).unwrap();
         assert!(f.executable_fingerprint_size > 0);
+        let mut c = args!(PJRT_Executable_GetCostAnalysis_Args { executable: e });
+        call!(PJRT_Executable_GetCostAnalysis, &mut c).unwrap();
+        let props = unsafe { std::slice::from_raw_parts(c.properties, c.num_properties) };
+        let value = |name: &str| {
+            let p = props
+                .iter()
+                .find(|p| unsafe { str_from(p.name, p.name_size) } == name)
+                .unwrap_or_else(|| panic!("no cost property {name}"));
+            assert_eq!(p.type_, PJRT_NamedValue_kFloat);
+            unsafe { p.__bindgen_anon_1.float_value }
+        };
+        // An elementwise program over f32[8]: at least one flop per output element, and its two
+        // inputs and one output read or written at least once.
+        assert!(value("flops") >= 8.0, "{}", value("flops"));
+        assert!(value("bytes accessed") >= 3.0 * 32.0, "{}", value("bytes accessed"));
+        assert_eq!(value("transcendentals"), 0.0);
     });
     let mut da = args!(PJRT_LoadedExecutable_GetDeviceAssignment_Args { executable: exe.0 });
     call!(PJRT_LoadedExecutable_GetDeviceAssignment, &mut da).unwrap();
@@ -229,6 +245,29 @@ fn executable_metadata() {
         unsafe { std::slice::from_raw_parts(ad.addressable_devices, ad.num_addressable_devices) },
         &client.devices()[..]
     );
+}
+
+/// `CompileOptionsProto` bytes with one `env_option_overrides` entry whose value is a string.
+fn options_with_override(name: &str, value: &str) -> Vec<u8> {
+    let field = |tag: u8, body: &[u8]| [&[tag, body.len() as u8][..], body].concat();
+    let value = field(0x0a, value.as_bytes()); // OptionOverrideProto.string_field
+    let entry = [field(0x0a, name.as_bytes()), field(0x12, &value)].concat();
+    field(0x3a, &entry) // CompileOptionsProto.env_option_overrides (7)
+}
+
+#[test]
+fn compile_options_overrides_are_checked_like_xla_checks_them() {
+    let client = Client::new();
+    let code = fixture("donate.vhlo_v1_0_0.mlirbc");
+    let e = client.compile("mlir", &code, &options_with_override("invalid_key", "invalid_value")).err().unwrap();
+    assert_eq!(e.code, PJRT_Error_Code_INVALID_ARGUMENT);
+    assert!(e.message.contains("No such compile option: 'invalid_key'"), "{}", e.message);
+    let e = client
+        .compile("mlir", &code, &options_with_override("xla_embed_ir_in_executable", "invalid_value"))
+        .err()
+        .unwrap();
+    assert!(e.message.contains("is not a valid bool value."), "{}", e.message);
+    assert!(client.compile("mlir", &code, &options_with_override("xla_embed_ir_in_executable", "True")).is_ok());
 }
 
 #[test]

@@ -7,6 +7,7 @@
 
 pub mod bytecode;
 pub mod chlo;
+pub mod cost;
 pub mod error;
 pub mod hlo;
 pub mod ir;

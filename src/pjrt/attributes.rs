@@ -8,13 +8,14 @@ use apu_pjrt_api::*;
 use once_cell::sync::Lazy;
 use std::os::raw::c_char;
 
-/// An attribute value apu hands out. Only these three kinds: JAX aborts on a Float or Bool device
-/// attribute.
+/// An attribute value apu hands out. Device and plugin attributes use only the first three kinds
+/// (JAX aborts on a Float or Bool device attribute); cost-analysis properties are floats.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum AttrValue {
     Str(String),
     Int(i64),
     IntList(Vec<i64>),
+    Float(f32),
 }
 
 /// A `PJRT_NamedValue` array together with the storage its pointers refer to.
@@ -54,6 +55,11 @@ impl NamedValues {
                         nv.type_ = PJRT_NamedValue_kInt64List;
                         nv.__bindgen_anon_1.int64_array_value = list.as_ptr();
                         nv.value_size = list.len();
+                    }
+                    AttrValue::Float(x) => {
+                        nv.type_ = PJRT_NamedValue_kFloat;
+                        nv.__bindgen_anon_1.float_value = *x;
+                        nv.value_size = 1;
                     }
                 }
                 nv

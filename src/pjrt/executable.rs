@@ -3,6 +3,7 @@
 //! it. `PJRT_Executable*` handles are `Box<ExecutableHandle>` sharing one `Arc<ExecutableView>`.
 
 use super::api_error::ApiError;
+use super::attributes::{AttrValue, NamedValues};
 use super::guard::{args_min_size, entry, handle, slice, string_arg, ApiResult};
 use super::layout_list::LayoutList;
 use super::memory::MEMORY_KIND;
@@ -10,7 +11,7 @@ use super::types::pjrt_type;
 use apu_pjrt_api::*;
 use apu_runtime::client::{serialize, Executable, ProgramSource};
 use std::os::raw::c_char;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 pub(crate) struct ExecutableView {
     pub model: Arc<Executable>,
@@ -24,6 +25,8 @@ pub(crate) struct ExecutableView {
     output_memory_kind_sizes: Vec<usize>,
     param_memory_kinds: Vec<*const c_char>,
     param_memory_kind_sizes: Vec<usize>,
+    /// GetCostAnalysis's answer, estimated on first request (`apu_compiler::cost`).
+    cost: OnceLock<NamedValues>,
 }
 
 // SAFETY: the raw pointers point at the static memory-kind string.
@@ -51,6 +54,7 @@ impl ExecutableView {
             output_memory_kind_sizes: vec![MEMORY_KIND.len(); outputs.len()],
             param_memory_kinds: vec![kind; params.len()],
             param_memory_kind_sizes: vec![MEMORY_KIND.len(); params.len()],
+            cost: OnceLock::new(),
             model,
         })
     }
@@ -86,6 +90,7 @@ args_min_size! {
     PJRT_Executable_NumReplicas_Args => num_replicas,
     PJRT_Executable_NumPartitions_Args => num_partitions,
     PJRT_Executable_NumOutputs_Args => num_outputs,
+    PJRT_Executable_GetCostAnalysis_Args => properties,
     PJRT_Executable_SizeOfGeneratedCodeInBytes_Args => size_in_bytes,
     PJRT_Executable_Fingerprint_Args => executable_fingerprint_size,
     PJRT_Executable_OutputElementTypes_Args => num_output_types,
@@ -143,6 +148,23 @@ pub(crate) unsafe extern "C" fn executable_num_outputs(
 ) -> *mut PJRT_Error {
     entry("PJRT_Executable_NumOutputs", args, |a| {
         a.num_outputs = unsafe { executable(a.executable)? }.output_types.len();
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn executable_get_cost_analysis(
+    args: *mut PJRT_Executable_GetCostAnalysis_Args,
+) -> *mut PJRT_Error {
+    entry("PJRT_Executable_GetCostAnalysis", args, |a| {
+        let exe = unsafe { executable(a.executable)? };
+        let cost = exe.cost.get_or_init(|| {
+            let estimate = exe.model.cost();
+            NamedValues::new(
+                estimate.properties().iter().map(|(k, v)| (k.to_string(), AttrValue::Float(*v as f32))).collect(),
+            )
+        });
+        a.num_properties = cost.len();
+        a.properties = cost.as_ptr();
         Ok(())
     })
 }

@@ -36,7 +36,6 @@ unimplemented_entry_points! {
     PJRT_Client_FulfillAliasBuffer(PJRT_Client_FulfillAliasBuffer_Args),
     PJRT_ExecuteContext_Create(PJRT_ExecuteContext_Create_Args),
     PJRT_ExecuteContext_Destroy(PJRT_ExecuteContext_Destroy_Args),
-    PJRT_Executable_GetCostAnalysis(PJRT_Executable_GetCostAnalysis_Args),
     PJRT_AsyncHostToDeviceTransferManager_Destroy(PJRT_AsyncHostToDeviceTransferManager_Destroy_Args),
     PJRT_AsyncHostToDeviceTransferManager_TransferData(PJRT_AsyncHostToDeviceTransferManager_TransferData_Args),
     PJRT_AsyncHostToDeviceTransferManager_RetrieveBuffer(PJRT_AsyncHostToDeviceTransferManager_RetrieveBuffer_Args),

@@ -67,7 +67,7 @@ pub(crate) static API: SyncApi = SyncApi(PJRT_Api {
     PJRT_Executable_SizeOfGeneratedCodeInBytes: Some(
         executable::executable_size_of_generated_code_in_bytes,
     ),
-    PJRT_Executable_GetCostAnalysis: Some(stubs::PJRT_Executable_GetCostAnalysis),
+    PJRT_Executable_GetCostAnalysis: Some(executable::executable_get_cost_analysis),
     PJRT_Executable_OutputMemoryKinds: Some(executable::executable_output_memory_kinds),
     PJRT_Executable_OptimizedProgram: Some(executable::executable_optimized_program),
     PJRT_Executable_Serialize: Some(executable::executable_serialize),
@@ -276,6 +276,7 @@ mod tests {
             "Executable_GetCompiledMemoryStats",
             144,
         );
+        accepts::<PJRT_Executable_GetCostAnalysis_Args>("Executable_GetCostAnalysis", 40);
         accepts::<PJRT_Executable_NumOutputs_Args>("Executable_NumOutputs", 32);
         accepts::<PJRT_Executable_NumPartitions_Args>("Executable_NumPartitions", 32);
         accepts::<PJRT_Executable_NumReplicas_Args>("Executable_NumReplicas", 32);

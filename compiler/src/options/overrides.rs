@@ -24,6 +24,7 @@ pub(super) enum FieldKind {
     Int32,
     Int64,
     Float,
+    #[allow(dead_code)] // no DebugOptions field of jaxlib 0.10.2 or 0.12.0.1 is a double
     Double,
     String,
     /// A repeated field of the named element type: no override can set it.

@@ -124,6 +124,11 @@ impl Executable {
         self.program_text.get_or_init(|| apu_compiler::print::print_module(&self.module))
     }
 
+    /// The static cost estimate of one run (`Compiled.cost_analysis()`): see [`apu_compiler::cost`].
+    pub fn cost(&self) -> apu_compiler::cost::Cost {
+        apu_compiler::cost::estimate(&self.module)
+    }
+
     /// Bytes of all parameters and of all outputs.
     pub fn argument_and_output_bytes(&self) -> (i64, i64) {
         let bytes = |types: &[TensorType]| types.iter().map(|t| t.byte_size() as i64).sum::<i64>();
