@@ -247,6 +247,22 @@ fn executable_metadata() {
     );
 }
 
+#[test]
+fn a_donated_buffer_passed_twice_is_refused_before_any_side_effect() {
+    let client = Client::new();
+    let exe = donate_program(&client);
+    let x = client
+        .buffer_from_host(&f32_bytes(&[1.0; 8]), PJRT_Buffer_Type_F32, &[8], None, 0)
+        .unwrap();
+    let e = exe.execute(&[&x, &x], &[]).err().unwrap();
+    assert_eq!(e.code, PJRT_Error_Code_INVALID_ARGUMENT);
+    assert!(e.message.contains("donated") && e.message.contains("argument 1"), "{}", e.message);
+    assert!(!x.is_deleted(), "a refused call has no side effects");
+    // Not donating it, the same buffer may be passed twice.
+    let out = exe.execute(&[&x, &x], &[0]).unwrap();
+    assert_eq!(out.len(), 1);
+}
+
 /// `CompileOptionsProto` bytes with one `env_option_overrides` entry whose value is a string.
 fn options_with_override(name: &str, value: &str) -> Vec<u8> {
     let field = |tag: u8, body: &[u8]| [&[tag, body.len() as u8][..], body].concat();

@@ -180,6 +180,21 @@ impl LoadedExecutable {
             .map(|(i, _)| i)
             .collect();
 
+        // A donated buffer is consumed by the call: passing it a second time (donated or not) would
+        // read memory the outputs may already be overwriting. XLA refuses this too.
+        for (d, inputs) in args.iter().enumerate() {
+            for &i in &donated {
+                if let Some(j) = (0..inputs.len()).find(|&j| j != i && Arc::ptr_eq(&inputs[i], &inputs[j])) {
+                    return Err(Error::invalid(format!(
+                        "argument {i} of {} (device list {d}) is donated, and the same buffer is also argument {j}: \
+                         a donated buffer cannot be used again by the same call",
+                        exe.name
+                    ))
+                    .location(format!("argument {i}")));
+                }
+            }
+        }
+
         for (d, inputs) in args.into_iter().enumerate() {
             let device = targets[d];
             for &i in &donated {
