@@ -40,3 +40,15 @@ def pytest_configure(config):
 
     jtu.capture_stdout = lambda: jtu._capture_output(sys.stdout)
     jtu.capture_stderr = lambda: jtu._capture_output(sys.stderr)
+
+    # `test_device_matches(["cpu", "gpu", "tpu"])` in a setUp is a gate "one of JAX's own backends", not a
+    # question about CPU (python_callback_test.py skips every test with "Host callback not supported on apu"
+    # through it). With this flag apu passes that gate; any other list is still answered truthfully.
+    original_matches = jtu.test_device_matches
+
+    def test_device_matches(device_types):
+        if platform and {"cpu", "gpu", "tpu"} <= set(device_types):
+            return True
+        return original_matches(device_types)
+
+    jtu.test_device_matches = test_device_matches

@@ -122,8 +122,13 @@ def _trampoline(number, num_args, args, num_results, results, error, error_len):
         if len(outs) != num_results:
             raise RuntimeError(
                 f"Mismatched number of outputs from callback. Expected: {num_results}, Actual: {len(outs)}")
+        # As JAX's own callback wrapper does (jax/_src/callback.py, emit_python_callback, jax 0.10.2-0.12):
+        # Python literals and foreign arrays become numpy values of JAX's canonical dtype (float64 -> float32
+        # with x64 off) before their types are checked.
+        from jax._src import dtypes
+
         for i, value in enumerate(outs):
-            _write(results[i], i, value)
+            _write(results[i], i, dtypes.canonicalize_value(np.asarray(value)))
         return 0
     except BaseException as exc:  # noqa: BLE001 - every failure goes back to apu as a message
         text = f"{type(exc).__name__}: {exc}".encode("utf-8", "replace")[: max(error_len - 1, 0)] + b"\0"

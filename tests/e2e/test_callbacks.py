@@ -160,3 +160,16 @@ def test_ordered_effects_thread_tokens_through_main_and_loops(dev, cpu):
     np.testing.assert_allclose(got, want)
     assert log == log_cpu
     assert len(log) == 8
+
+
+def test_a_python_literal_result_takes_the_declared_canonical_dtype(dev, cpu):
+    # A callback may return a Python float (float64 to numpy): with x64 off JAX canonicalizes it to
+    # float32 before checking it against the declared result, on every backend.
+    def f(x):
+        y = jax.pure_callback(lambda v: 0.5, jax.ShapeDtypeStruct((), jnp.float32), x)
+        return x + y
+
+    x = np.float32(2.0)
+    got, want = _on(dev, f, x), _on(cpu, f, x)
+    assert got.dtype == want.dtype == np.float32
+    np.testing.assert_array_equal(got, want)
