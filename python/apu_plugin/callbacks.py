@@ -191,3 +191,8 @@ def register(platform: str, library: str) -> None:
     jax_callback.emit_python_callback = emit_python_callback
     mlir.register_lowering(debugging.debug_callback_p, debugging.debug_callback_lowering, platform=platform)
     mlir.register_lowering(debugging.debug_print_p, debugging.debug_print_lowering_rule, platform=platform)
+    # checkify's runtime checks (jax_experimental_unsafe_xla_runtime_errors) are host callbacks on CPU and GPU;
+    # the same rule works here since it calls `emit_python_callback` through the module attribute.
+    from jax._src import checkify
+
+    mlir.register_lowering(checkify.check_p, checkify.check_lowering_rule, platform=platform)

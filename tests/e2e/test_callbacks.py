@@ -173,3 +173,35 @@ def test_a_python_literal_result_takes_the_declared_canonical_dtype(dev, cpu):
     got, want = _on(dev, f, x), _on(cpu, f, x)
     assert got.dtype == want.dtype == np.float32
     np.testing.assert_array_equal(got, want)
+
+
+def test_checkify_runtime_checks_raise_on_the_device(dev, cpu):
+    from jax.experimental import checkify
+
+    def f(x):
+        checkify.check(jnp.all(x > 0), "must be positive, got {}", x)
+        return x * 2
+
+    with jax.experimental_unsafe_xla_runtime_errors(True) if hasattr(jax, "experimental_unsafe_xla_runtime_errors") \
+            else _config("jax_experimental_unsafe_xla_runtime_errors", True):
+        np.testing.assert_array_equal(_on(dev, f, np.float32(3)), _on(cpu, f, np.float32(3)))
+        with pytest.raises(jax.errors.JaxRuntimeError, match="must be positive"):
+            _on(dev, f, np.float32(-1))
+    # The failed run's runtime token keeps its error (as on CPU); later tests must not see it.
+    from jax._src import dispatch
+
+    dispatch.runtime_tokens.clear()
+
+
+class _config:
+    """Sets a JAX flag for the duration of a with block."""
+
+    def __init__(self, name, value):
+        self.name, self.value = name, value
+
+    def __enter__(self):
+        self.old = getattr(jax.config, self.name)
+        jax.config.update(self.name, self.value)
+
+    def __exit__(self, *exc):
+        jax.config.update(self.name, self.old)
