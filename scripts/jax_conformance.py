@@ -190,7 +190,8 @@ class Run:
         return len(self.passed_ids)
 
 
-def run_file(python, checkout, file, label, out_dir, timeout, keyword, cases, cpu_only_too=False) -> Run:
+def run_file(python, checkout, file, label, out_dir, timeout, keyword, cases, cpu_only_too=False,
+             devices_like_cpu=False) -> Run:
     """Runs one test file; restarts pytest after a crash (skipping what already ran) until the file is done.
     `label` is the platform, with `+x64` when the run has JAX_ENABLE_X64 on."""
     platform, x64 = label.removesuffix("+x64"), label.endswith("+x64")
@@ -205,7 +206,8 @@ def run_file(python, checkout, file, label, out_dir, timeout, keyword, cases, cp
     for attempt in range(1, MAX_RESTARTS + 2):
         suffix = "" if attempt == 1 else f".{attempt}"
         cmd = [str(python), "-P", "-m", "pytest", f"tests/{file}", "-v", "-p", "no:cacheprovider",
-               "-p", "jax_suite_journal", "-p", "jax_suite_cpu_only", f"--junitxml={base}{suffix}.xml",
+               "-p", "jax_suite_journal", "-p", "jax_suite_cpu_only", "-p", "jax_suite_devices",
+               f"--junitxml={base}{suffix}.xml",
                "-o", "junit_family=xunit1"]
         # -P: the checkout is not put on sys.path, so its jax/ source tree cannot shadow the installed jax.
         if keyword:
@@ -218,6 +220,7 @@ def run_file(python, checkout, file, label, out_dir, timeout, keyword, cases, cp
         env = dict(os.environ, JAX_PLATFORMS=jax_platforms, JAX_NUM_GENERATED_CASES=str(cases),
                    JAX_ENABLE_X64="1" if x64 else "0",
                    APU_SUITE_JOURNAL=str(journal), APU_SUITE_CPU_ONLY_TOO="1" if cpu_only_too else "0",
+                   APU_SUITE_DEVICES_LIKE_CPU="1" if devices_like_cpu else "0",
                    PYTHONPATH=os.pathsep.join(filter(None, [str(SCRIPTS), os.environ.get("PYTHONPATH")])))
         rc, timed_out = run_pytest(cmd, env, checkout, f"{base}{suffix}.log", deadline - time.monotonic())
         states = read_journal(journal)
@@ -393,6 +396,7 @@ def write_report(path, runs, checkout, commit, args, unexpected, stale, apu_ran,
         f"suite venv pins: `{SUITES[args.jax].pins}`",
         f"- options: {len(args.files)} files ({' '.join(args.files)}); x64 {args.x64}; " + (f"`-k {args.k}`; " if args.k else "")
         + ("tests kept to CPU run on apu too (`--cpu-only-too`); " if args.cpu_only_too else "")
+        + ("apu gets the device count CPU gets (`--devices-like-cpu`); " if args.devices_like_cpu else "")
         + f"JAX_NUM_GENERATED_CASES={args.cases}; time budget {args.max_minutes} min; platforms {args.platforms}",
     ]
     lines += ["", "| file | platform | passed | failed | skipped | minutes | status |",
@@ -432,6 +436,8 @@ def main() -> int:
     ap.add_argument("--cpu-only-too", action="store_true",
                     help="also run the tests JAX keeps to CPU (@jtu.run_on_devices(\"cpu\")) on the other platforms "
                          "(scripts/jax_suite_cpu_only.py)")
+    ap.add_argument("--devices-like-cpu", action="store_true",
+                    help="give apu as many devices as each test module requests for CPU (scripts/jax_suite_devices.py)")
     ap.add_argument("--wheel", help="apu-plugin wheel to install into the suite venv")
     ap.add_argument("--python", help="use this interpreter instead of the pinned suite venv")
     ap.add_argument("--out", type=pathlib.Path, default=ROOT / "target" / "jax-suite", help="junitxml/log dir")
@@ -473,7 +479,7 @@ def main() -> int:
             continue
         share = remaining / (len(jobs) - index)
         runs.append(run_file(python, checkout, file, platform, args.out, share, args.k, args.cases,
-                             args.cpu_only_too and platform != "cpu"))
+                             args.cpu_only_too and not platform.startswith("cpu"), args.devices_like_cpu))
         r = runs[-1]
         log(f"  {r.status}: {r.passed} passed, {len(r.failed)} failed, {r.skipped} skipped, {r.seconds:.0f}s")
 

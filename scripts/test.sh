@@ -54,10 +54,16 @@ else
 fi
 
 if [ -n "${APU_JAX_CHECKOUT:-}" ] && [ -d "${APU_JAX_CHECKOUT}/tests" ]; then
-    log "JAX's own test suite from $APU_JAX_CHECKOUT"
-    "$py" "$APU_ROOT/scripts/jax_conformance.py" "$APU_JAX_CHECKOUT" --cpu-only-too
+    # APU_JAX_SUITE picks the suite's JAX (the checkout must be at its tag): 0.10.2 (default) or 0.11.0.
+    suite_jax="${APU_JAX_SUITE:-0.10.2}"
+    case "$suite_jax" in
+        0.10.2) suite_venv="jax-suite" ;;
+        *) suite_venv="jax-suite-${suite_jax}-py3.13" ;;
+    esac
+    log "JAX's own test suite (jax $suite_jax) from $APU_JAX_CHECKOUT"
+    "$py" "$APU_ROOT/scripts/jax_conformance.py" "$APU_JAX_CHECKOUT" --jax "$suite_jax" --cpu-only-too
     # The runner's own tests need the suite venv it has just made (absl-py is not in apu's venv).
-    (cd "$APU_ROOT" && "$APU_CACHE/venvs/jax-suite/bin/python" -m pytest -q -p no:cacheprovider tests/jax_suite)
+    (cd "$APU_ROOT" && "$APU_CACHE/venvs/$suite_venv/bin/python" -m pytest -q -p no:cacheprovider tests/jax_suite)
 else
-    log "skipped JAX's own test suite: set APU_JAX_CHECKOUT to a jax-v0.10.2 checkout to run it"
+    log "skipped JAX's own test suite: set APU_JAX_CHECKOUT to a jax-v0.10.2 checkout (or jax-v0.11.0 with APU_JAX_SUITE=0.11.0) to run it"
 fi

@@ -62,3 +62,33 @@ def test_keyword_filter_is_passed_to_pytest(tmp_path):
     proc, report = run_runner(tmp_path, "-k", "passes")
     assert proc.returncode == 0, proc.stderr
     assert "| fake_test.py | cpu | 2 | 0 | 0 |" in report.read_text()
+
+
+DEVICE_TESTS = textwrap.dedent("""
+    import os
+    from jax._src import test_util as jtu
+
+    jtu.request_cpu_devices(4)
+
+    def test_apu_gets_the_devices_cpu_gets():
+        assert os.environ.get("APU_NUM_DEVICES") == "4"
+
+    def test_x64_follows_the_mode():
+        assert os.environ["JAX_ENABLE_X64"] in ("0", "1")
+""")
+
+
+def test_devices_like_cpu_and_x64_both(tmp_path):
+    checkout = tmp_path / "checkout"
+    (checkout / "tests").mkdir(parents=True)
+    (checkout / "tests" / "dev_test.py").write_text(DEVICE_TESTS)
+    report = tmp_path / "conformance.md"
+    cmd = [sys.executable, str(RUNNER), str(checkout), "--files", "dev_test.py", "--platforms", "cpu",
+           "--python", sys.executable, "--max-minutes", "3", "--out", str(tmp_path / "out"), "--report", str(report),
+           "--devices-like-cpu", "--x64", "both"]
+    env = {k: v for k, v in os.environ.items() if k != "APU_NUM_DEVICES"}
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env)
+    assert proc.returncode == 0, proc.stderr
+    text = report.read_text()
+    assert "| dev_test.py | cpu | 2 | 0 | 0 |" in text, text
+    assert "| dev_test.py | cpu+x64 | 2 | 0 | 0 |" in text, text
