@@ -75,7 +75,7 @@ pub fn check(backend_config: Option<&AttrValue>, operands: &[&TensorType], resul
     }
     let a = operands[0];
     if !matches!(a.elem, ElementType::F32 | ElementType::F64 | ElementType::C64 | ElementType::C128) {
-        return Err(Error::unimplemented(format!("custom_call \"{EIGH_TARGET}\" for {}", a.elem)));
+        return Err(Error::unimplemented(format!("custom_call \"{EIGH_TARGET}\": Unsupported dtype {}", a.elem)));
     }
     let r = a.rank();
     if r < 2 || a.shape[r - 1] != a.shape[r - 2] {

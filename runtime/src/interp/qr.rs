@@ -47,7 +47,7 @@ pub(super) fn batch_count(batch: &[i64]) -> usize {
 pub(super) fn check_elem(target: &str, ty: &TensorType) -> Result<()> {
     match ty.elem {
         ElementType::F32 | ElementType::F64 | ElementType::C64 | ElementType::C128 => Ok(()),
-        e => Err(Error::unimplemented(format!("custom_call \"{target}\" for {e}"))),
+        e => Err(Error::unimplemented(format!("custom_call \"{target}\": Unsupported dtype {e}"))),
     }
 }
 
