@@ -209,7 +209,7 @@ fn check_regions(kind: &OpKind, regions: &[Region]) -> Result<()> {
     let expected = match kind {
         OpKind::While | OpKind::SelectAndScatter { .. } => 2,
         OpKind::Reduce { .. } | OpKind::ReduceWindow { .. } | OpKind::Scatter { .. } | OpKind::Sort { .. } => 1,
-        OpKind::Map { .. } | OpKind::AllReduce | OpKind::ReduceScatter { .. } => 1,
+        OpKind::Map { .. } | OpKind::AllReduce { .. } | OpKind::ReduceScatter { .. } => 1,
         OpKind::Case if !regions.is_empty() => regions.len(),
         OpKind::Case => return Err(Error::invalid("case without branches")),
         // composite_v2 carries (so far always empty) inline regions; the decomposition function is

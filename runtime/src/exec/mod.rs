@@ -18,6 +18,7 @@ pub mod fused;
 mod gemm;
 mod indexed_copy;
 mod loop_body;
+mod manual;
 mod one_element;
 mod pool;
 mod reduce;
@@ -579,6 +580,11 @@ impl Executable {
             (StepKind::While { inputs, cond, body, outputs, .. }, Prepared::Loop(lp)) => self.run_while(lp, inputs, cond, body, outputs, slots, pool, rng)?,
             (StepKind::Case { index, branches, outputs, .. }, _) => self.run_case(*index, branches, outputs, slots, pool, rng)?,
             (StepKind::Rows(g), _) => self.run_rows(g, slots, pool, rng)?,
+            (StepKind::Collective(k), _) => self.run_collective(k, slots)?,
+            (StepKind::InstanceId { replica, out }, _) => self.run_instance_id(*replica, *out, slots),
+            (StepKind::Manual { computation, inputs, captured, body, outputs }, _) => {
+                self.run_manual(computation, inputs, captured, body, outputs, slots, rng)?
+            }
             _ => return Err(Error::internal("plan step without its prepared kernel")),
         }
         Ok(())
