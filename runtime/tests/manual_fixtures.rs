@@ -68,3 +68,7 @@ fn check(form: &str) {
 fn jax_shard_map_programs_as_text() {
     check("stablehlo.mlir");
 }
+#[test]
+fn jax_shard_map_programs_as_vhlo_bytecode() {
+    check("vhlo_v1_10_0.mlirbc");
+}

@@ -141,6 +141,8 @@ pub type DimAxes = Vec<Vec<String>>;
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
 pub struct ManualComputation {
     pub mesh: MeshAxes,
+    /// The name of the mesh (`@mesh`) the shardings refer to.
+    pub mesh_name: String,
     pub in_shardings: Vec<DimAxes>,
     pub out_shardings: Vec<DimAxes>,
     pub manual_axes: Vec<String>,

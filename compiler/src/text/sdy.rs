@@ -128,7 +128,8 @@ impl<'a> Parser<'a> {
                 None => return Err(self.err_at(pos, format!("unknown mesh @{m}"))),
             },
         };
-        syn.kind = Some(OpKind::ManualComputation(ManualComputation { mesh, in_shardings, out_shardings, manual_axes }));
+        let mesh_name = mesh_name.unwrap_or_default();
+        syn.kind = Some(OpKind::ManualComputation(ManualComputation { mesh, mesh_name, in_shardings, out_shardings, manual_axes }));
         Ok(())
     }
 
