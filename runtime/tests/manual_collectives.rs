@@ -341,3 +341,48 @@ module @m {
     let e = refused(&replicas);
     assert_eq!(e.kind, ErrorKind::Unimplemented, "{e}");
 }
+
+/// Eight instances on a machine with fewer cores, each all-reducing inside a 50-step loop: every
+/// instance has its own thread, so none waits for a thread held by another's rendezvous.
+#[test]
+fn more_instances_than_cores_with_collectives_in_a_loop() {
+    let text = r#"
+module @m attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["x"=8]>
+  func.func public @main(%arg0: tensor<8xi32>) -> tensor<8xi32> {
+    %0 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{"x"}]>] out_shardings=[<@mesh, [{"x"}]>] manual_axes={"x"} (%a: tensor<1xi32>) {
+      %c0 = stablehlo.constant dense<0> : tensor<i32>
+      %1:2 = stablehlo.while(%i = %c0, %v = %a) : tensor<i32>, tensor<1xi32>
+      cond {
+        %n = stablehlo.constant dense<50> : tensor<i32>
+        %p = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+        stablehlo.return %p : tensor<i1>
+      } do {
+        %s = "stablehlo.all_reduce"(%v) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = dense<[[0, 1, 2, 3, 4, 5, 6, 7]]> : tensor<1x8xi64>, use_global_device_ids}> ({
+        ^bb0(%x: tensor<i32>, %y: tensor<i32>):
+          %m = stablehlo.maximum %x, %y : tensor<i32>
+          stablehlo.return %m : tensor<i32>
+        }) : (tensor<1xi32>) -> tensor<1xi32>
+        %id = stablehlo.partition_id : tensor<ui32>
+        %idi = stablehlo.convert %id : (tensor<ui32>) -> tensor<i32>
+        %idv = stablehlo.broadcast_in_dim %idi, dims = [] : (tensor<i32>) -> tensor<1xi32>
+        %w = stablehlo.add %s, %idv : tensor<1xi32>
+        %one = stablehlo.constant dense<1> : tensor<i32>
+        %j = stablehlo.add %i, %one : tensor<i32>
+        stablehlo.return %j, %w : tensor<i32>, tensor<1xi32>
+      }
+      sdy.return %1#1 : tensor<1xi32>
+    } : (tensor<8xi32>) -> tensor<8xi32>
+    return %0 : tensor<8xi32>
+  }
+}
+"#;
+    let x: Vec<i32> = vec![3, 9, 1, 4, 1, 5, 9, 2];
+    // Each step: v[d] = max(v) + d; after the first the max is the last instance's value.
+    let mut v: Vec<i64> = x.iter().map(|&a| a as i64).collect();
+    for _ in 0..50 {
+        let m = *v.iter().max().unwrap();
+        v = (0..8).map(|d| m + d).collect();
+    }
+    check(text, &[i32s(&[8], &x)], &[v.iter().map(|&a| a as f64).collect()]);
+}

@@ -61,7 +61,7 @@ fn check(form: &str) {
         run_form(&dir().join(format!("{stem}.{form}")), &pick("in"), &pick("out"));
         seen += 1;
     }
-    assert!(seen >= 8, "fixtures missing: {seen}");
+    assert!(seen >= 10, "fixtures missing: {seen}");
 }
 
 #[test]
