@@ -1,6 +1,6 @@
 //! shard_map programs as JAX 0.10.2 and 0.12.0.1 lower them for 4 CPU devices
 //! (`fixtures/manual/generate.py`), in both forms a plugin receives (StableHLO text and the VHLO
-//! portable artifact for target 1.10.0), run on the interpreter and on the plan against XLA:CPU's
+//! portable artifact jit sends apu: target 1.22.0 on jax 0.12, 1.17.0 on 0.10.2), run on the interpreter and on the plan against XLA:CPU's
 //! outputs.
 
 use apu_compiler::plan::{Step, StepKind};
@@ -70,5 +70,5 @@ fn jax_shard_map_programs_as_text() {
 }
 #[test]
 fn jax_shard_map_programs_as_vhlo_bytecode() {
-    check("vhlo_v1_10_0.mlirbc");
+    check("vhlo.mlirbc");
 }

@@ -359,5 +359,6 @@ fn hlo_groups(inst: &super::proto::HloInstructionProto) -> Result<crate::ir::Rep
         groups,
         channel_id: Some(inst.channel_id).filter(|&c| c > 0),
         use_global_device_ids: inst.use_global_device_ids,
+        mesh_axes: None,
     })
 }

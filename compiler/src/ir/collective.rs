@@ -14,6 +14,9 @@ pub struct ReplicaGroups {
     /// The channel handle's id; `None` when absent or not positive.
     pub channel_id: Option<i64>,
     pub use_global_device_ids: bool,
+    /// Mesh-axes groups (StableHLO 1.16+) not yet expanded: the mesh's name and the axes. A reader
+    /// that meets them before the module's meshes expands them once it knows the meshes.
+    pub mesh_axes: Option<(String, Vec<String>)>,
 }
 
 /// What the ids in a collective's groups mean.

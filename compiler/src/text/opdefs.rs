@@ -854,7 +854,7 @@ fn replica_groups(attrs: &Attrs) -> R<ReplicaGroups> {
         Some(other) => return Err(format!("attribute 'replica_groups' must be a dense tensor, found {}", other.kind_name())),
     };
     crate::ir::collective::check_groups(&groups, i64::MAX)?;
-    Ok(ReplicaGroups { groups, channel_id: channel_id(attrs)?, use_global_device_ids: attrs.bool_or("use_global_device_ids", false)? })
+    Ok(ReplicaGroups { groups, channel_id: channel_id(attrs)?, use_global_device_ids: attrs.bool_or("use_global_device_ids", false)?, mesh_axes: None })
 }
 
 /// The id of `channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>`; `None` when absent

@@ -67,6 +67,9 @@ pub(crate) fn check(ctx: &Ctx, op: &Op, sig: &Sig) -> Result<()> {
         }
         _ => return Ok(()),
     };
+    if let Some((mesh, _)) = &groups.mesh_axes {
+        return Err(err(format!("{}: replica groups over mesh @{mesh} were never expanded", op.kind.name())));
+    }
     let mode = match &op.kind {
         // all_to_all and collective_broadcast have no use_global_device_ids: a channel makes them
         // cross-partition.

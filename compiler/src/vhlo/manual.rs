@@ -154,6 +154,22 @@ pub fn manual_computation(op: &RawOp<'_>, table: &mut Table<'_>) -> Result<Manua
 pub fn resolve_meshes(module: &mut Module, meshes: &Meshes) -> Result<()> {
     fn region(r: &mut Region, meshes: &Meshes) -> Result<()> {
         for op in &mut r.ops {
+            let name = op.kind.name();
+            if let OpKind::AllReduce { groups }
+            | OpKind::AllGather { groups, .. }
+            | OpKind::ReduceScatter { groups, .. }
+            | OpKind::AllToAll { groups, .. }
+            | OpKind::CollectiveBroadcast { groups } = &mut op.kind
+            {
+                if let Some((mesh, axes)) = groups.mesh_axes.take() {
+                    let m = match meshes.get(&mesh) {
+                        Some((m, true)) => m,
+                        Some((_, false)) => return Err(Error::unimplemented(format!("mesh @{mesh} with a device order other than 0..N"))),
+                        None => return Err(Error::unimplemented(format!("{name}: replica groups over mesh @{mesh} outside a manual computation's module"))),
+                    };
+                    groups.groups = m.groups_over(&axes).map_err(|e| Error::invalid(format!("{name}: {e}")))?;
+                }
+            }
             if let OpKind::ManualComputation(mc) = &mut op.kind {
                 if !mc.mesh_name.is_empty() {
                     mc.mesh = match meshes.get(&mc.mesh_name) {

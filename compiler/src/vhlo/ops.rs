@@ -53,15 +53,43 @@ fn replica_groups(c: &OpCtx<'_>) -> Result<ReplicaGroups> {
                 flat.chunks_exact(width).map(|g| g.iter().copied().filter(|&d| d >= 0).collect()).collect()
             }
         }
+        Attr::Dialect { name: "replica_group_mesh_axes", fields, .. } => {
+            let mesh = match fields.first().map(|f| &**f) {
+                Some(Attr::SymbolRef { root, .. }) => root.clone(),
+                Some(Attr::String(s)) => s.clone(),
+                other => return Err(Error::unimplemented(format!("mesh-axes replica groups naming the mesh by {}", other.map_or("nothing", attr_kind)))),
+            };
+            let axes = match fields.get(1).map(|f| &**f) {
+                Some(Attr::Array(items)) => items
+                    .iter()
+                    .map(|a| match &**a {
+                        Attr::Dialect { name: "axis_ref", fields, .. } if fields.len() == 1 => {
+                            fields[0].as_str().map(str::to_string).ok_or_else(|| Error::invalid("axis reference without a name"))
+                        }
+                        Attr::Dialect { name: "axis_ref", .. } => Err(Error::unimplemented("replica groups over sub-axes")),
+                        other => Err(Error::invalid(format!("expected an axis reference, got {}", attr_kind(other)))),
+                    })
+                    .collect::<Result<Vec<_>>>()?,
+                _ => return Err(Error::invalid("mesh-axes replica groups without axes")),
+            };
+            let mut g = ReplicaGroups { mesh_axes: Some((mesh, axes)), ..Default::default() };
+            g.channel_id = channel(c)?;
+            g.use_global_device_ids = matches!(c.attr("use_global_device_ids"), Ok(Attr::Bool(true)) | Ok(Attr::Unit));
+            return Ok(g);
+        }
         other => return Err(Error::unimplemented(format!("replica groups given as {}", attr_kind(other)))),
-    };
-    let channel_id = match c.attr("channel_id") {
-        Ok(a) => Some(int_value(a)?).filter(|&id| id > 0),
-        Err(_) => None,
     };
     let use_global_device_ids = matches!(c.attr("use_global_device_ids"), Ok(Attr::Bool(true)) | Ok(Attr::Unit));
     crate::ir::collective::check_groups(&groups, i64::MAX).map_err(Error::invalid)?;
-    Ok(ReplicaGroups { groups, channel_id, use_global_device_ids })
+    Ok(ReplicaGroups { groups, channel_id: channel(c)?, use_global_device_ids, mesh_axes: None })
+}
+
+/// The channel id, when present and positive.
+fn channel(c: &OpCtx<'_>) -> Result<Option<i64>> {
+    Ok(match c.attr("channel_id") {
+        Ok(a) => Some(int_value(a)?).filter(|&id| id > 0),
+        Err(_) => None,
+    })
 }
 
 /// `source_target_pairs` of collective_permute, from the flat list of an `N x 2` tensor; each
