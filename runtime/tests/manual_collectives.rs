@@ -336,10 +336,48 @@ module @m {
     let out = p.run(&[f32s(&[2], &[1.5, 2.5])]).unwrap();
     assert_eq!(values(&out[0]), vec![1.5, 2.5]);
     assert_eq!(fallbacks(&p.plan().unwrap().steps), 0);
-    // Groups spanning several replicas of a program run once per replica: refused by name.
-    let replicas = text.replace("module @m {", "module @m attributes {mhlo.num_replicas = 2 : i32} {").replace("dense<[[0]]> : tensor<1x1xi64>", "dense<[[0, 1]]> : tensor<1x2xi64>");
-    let e = refused(&replicas);
+    // Groups spanning several devices in the global body of a partitioned program: refused by name.
+    let partitions = text.replace("module @m {", "module @m attributes {mhlo.num_partitions = 2 : i32} {").replace("<{replica_groups = dense<[[0]]> : tensor<1x1xi64>}>", "<{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>, use_global_device_ids}>");
+    let partitions = partitions.replace("    %1 = stablehlo.partition_id : tensor<ui32>\n", "    %1 = stablehlo.replica_id : tensor<ui32>\n");
+    let e = refused(&partitions);
     assert_eq!(e.kind, ErrorKind::Unimplemented, "{e}");
+    assert!(e.to_string().contains("outside a manual computation"), "{e}");
+}
+
+/// A `num_replicas = 2` program whose all_reduce spans both replicas runs once per replica, both
+/// together (`Program::run_replicated`); `replica_id` is each run's own. Alone, a replica refuses.
+#[test]
+fn replicas_run_together_with_their_collectives() {
+    let text = r#"
+module @m attributes {mhlo.num_replicas = 2 : i32} {
+  func.func public @main(%arg0: tensor<3xf32>) -> (tensor<3xf32>, tensor<ui32>, tensor<6xf32>) {
+    %0 = "stablehlo.all_reduce"(%arg0) <{replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>}> ({
+    ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+      %2 = stablehlo.add %p, %q : tensor<f32>
+      stablehlo.return %2 : tensor<f32>
+    }) : (tensor<3xf32>) -> tensor<3xf32>
+    %1 = stablehlo.replica_id : tensor<ui32>
+    %3 = "stablehlo.all_gather"(%arg0) <{all_gather_dim = 0 : i64, replica_groups = dense<[[1, 0]]> : tensor<1x2xi64>}> : (tensor<3xf32>) -> tensor<6xf32>
+    return %0, %1, %3 : tensor<3xf32>, tensor<ui32>, tensor<6xf32>
+  }
+}
+"#;
+    let m = read(text).unwrap();
+    let args = vec![vec![f32s(&[3], &[1., 2., 3.])], vec![f32s(&[3], &[10., 20., 30.])]];
+    for interpret in [true, false] {
+        let options = Options { threads: 1, min_parallel_work: usize::MAX, interpret, row_block_bytes: apu_runtime::exec::DEFAULT_ROW_BLOCK_BYTES };
+        let p = Program::compile_with(&m, &options).unwrap();
+        assert_eq!(p.launch_replicas(), 2);
+        let e = p.run(&args[0]).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Unimplemented, "{e}");
+        let out = p.run_replicated(&args).unwrap();
+        for (r, results) in out.iter().enumerate() {
+            assert_eq!(values(&results[0]), vec![11., 22., 33.], "replica {r}");
+            assert_eq!(values(&results[1]), vec![r as f64], "replica {r}");
+            // The group lists replica 1 first.
+            assert_eq!(values(&results[2]), vec![10., 20., 30., 1., 2., 3.], "replica {r}");
+        }
+    }
 }
 
 /// Eight instances on a machine with fewer cores, each all-reducing inside a 50-step loop: every

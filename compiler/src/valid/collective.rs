@@ -60,7 +60,7 @@ pub(crate) fn check(ctx: &Ctx, op: &Op, sig: &Sig) -> Result<()> {
             if let Some(p) = pairs.iter().find(|p| p.0 >= limit || p.1 >= limit) {
                 return Err(err(format!("collective_permute pair {p:?} names an id outside 0..{limit}")));
             }
-            if global && pairs.iter().any(|p| p.0 != p.1) {
+            if global && partitions > 1 && pairs.iter().any(|p| p.0 != p.1) {
                 return Err(Error::unimplemented("collective_permute between devices outside a manual computation"));
             }
             return same_types(op, sig);
@@ -87,9 +87,11 @@ pub(crate) fn check(ctx: &Ctx, op: &Op, sig: &Sig) -> Result<()> {
     for me in 0..replicas * partitions {
         let members = participants(mode, &groups.groups, me, replicas, partitions)
             .ok_or_else(|| err(format!("{}: instance {me} is in no replica group", op.kind.name())))?;
-        if global && members.len() > 1 {
+        // A program of replicas (one partition) runs once per replica, all together
+        // (`Program::run_replicated`); a partitioned one runs its global body once.
+        if global && partitions > 1 && members.len() > 1 {
             return Err(Error::unimplemented(format!(
-                "{} between {} devices outside a manual computation (a program run once per replica)",
+                "{} between {} devices outside a manual computation of a program of partitions",
                 op.kind.name(),
                 members.len()
             )));

@@ -31,58 +31,15 @@ pub fn run_manual(
     if operands.len() != mc.in_shardings.len() || local_params.len() != operands.len() {
         return Err(Error::internal("manual computation: operands, shardings and body arguments disagree"));
     }
-    let comm = Communicator::new();
-    let results: Vec<Result<Vec<Tensor>>> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..n)
-            .map(|pos| {
-                let comm = comm.clone();
-                std::thread::Builder::new().name(format!("apu-instance-{pos}")).stack_size(INSTANCE_STACK_BYTES).spawn_scoped(s, move || {
-                    let locals: Vec<Tensor> = operands
-                        .iter()
-                        .zip(&mc.in_shardings)
-                        .zip(local_params)
-                        .map(|((t, dims), ty)| data::extract(t, ty.clone(), &block_offset(mc, dims, &ty.shape, pos)))
-                        .collect();
-                    let r = Instance::new(comm.clone(), pos, 1, n).enter(|| body(locals));
-                    // A failed instance must not leave the others waiting at its next collective.
-                    if let Err(e) = &r {
-                        comm.fail(&format!("instance {pos}: {}", e.message));
-                    }
-                    r
-                })
-            })
+    let locals = run_instances(n as usize, 1, n, &|pos| {
+        let locals: Vec<Tensor> = operands
+            .iter()
+            .zip(&mc.in_shardings)
+            .zip(local_params)
+            .map(|((t, dims), ty)| data::extract(t, ty.clone(), &block_offset(mc, dims, &ty.shape, pos as i64)))
             .collect();
-        handles
-            .into_iter()
-            .map(|h| match h {
-                Ok(h) => h.join().unwrap_or_else(|_| {
-                    comm.fail("an instance panicked");
-                    Err(Error::internal("a manual computation instance panicked"))
-                }),
-                Err(e) => {
-                    comm.fail("an instance thread could not start");
-                    Err(Error::internal(format!("cannot start an instance thread: {e}")))
-                }
-            })
-            .collect()
-    });
-    // Report the first error that is not just another instance's failure echoed.
-    let mut locals = Vec::with_capacity(results.len());
-    let mut first_err: Option<Error> = None;
-    for r in results {
-        match r {
-            Ok(v) => locals.push(v),
-            Err(e) => {
-                let echo = e.message.starts_with("another instance failed");
-                if first_err.as_ref().map_or(true, |f| f.message.starts_with("another instance failed") && !echo) {
-                    first_err = Some(e);
-                }
-            }
-        }
-    }
-    if let Some(e) = first_err {
-        return Err(e);
-    }
+        body(locals)
+    })?;
     global_results
         .iter()
         .enumerate()
@@ -104,4 +61,56 @@ pub fn run_manual(
             Ok(Tensor { ty: gty.clone(), data: Arc::new(out) })
         })
         .collect()
+}
+
+/// Runs `f(i)` for the instances `0..n` of a launch of `replicas x partitions`, each on a dedicated
+/// thread bound to its [`Instance`] and one shared [`Communicator`]; returns the results in
+/// instance order, or the first real error (an instance failing because another did is not one).
+pub fn run_instances<T: Send>(n: usize, replicas: i64, partitions: i64, f: &(dyn Fn(usize) -> Result<T> + Sync)) -> Result<Vec<T>> {
+    let comm = Communicator::new();
+    let results: Vec<Result<T>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..n)
+            .map(|pos| {
+                let comm = comm.clone();
+                std::thread::Builder::new().name(format!("apu-instance-{pos}")).stack_size(INSTANCE_STACK_BYTES).spawn_scoped(s, move || {
+                    let r = Instance::new(comm.clone(), pos as i64, replicas, partitions).enter(|| f(pos));
+                    // A failed instance must not leave the others waiting at its next collective.
+                    if let Err(e) = &r {
+                        comm.fail(&format!("instance {pos}: {}", e.message));
+                    }
+                    r
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| match h {
+                Ok(h) => h.join().unwrap_or_else(|_| {
+                    comm.fail("an instance panicked");
+                    Err(Error::internal("an instance panicked"))
+                }),
+                Err(e) => {
+                    comm.fail("an instance thread could not start");
+                    Err(Error::internal(format!("cannot start an instance thread: {e}")))
+                }
+            })
+            .collect()
+    });
+    let mut out = Vec::with_capacity(n);
+    let mut first_err: Option<Error> = None;
+    for r in results {
+        match r {
+            Ok(v) => out.push(v),
+            Err(e) => {
+                let echo = e.message.starts_with("another instance failed");
+                if first_err.as_ref().map_or(true, |f| f.message.starts_with("another instance failed") && !echo) {
+                    first_err = Some(e);
+                }
+            }
+        }
+    }
+    match first_err {
+        Some(e) => Err(e),
+        None => Ok(out),
+    }
 }

@@ -11,7 +11,7 @@
 pub mod data;
 mod manual;
 
-pub use manual::run_manual;
+pub use manual::{run_instances, run_manual};
 
 use crate::Tensor;
 use apu_compiler::ir::collective::participants;
@@ -115,6 +115,37 @@ impl Instance {
         CURRENT.with(|c| *c.borrow_mut() = outer);
         r
     }
+}
+
+/// Runs `f` on a new thread (`builder`'s) that carries the current thread's instance, if any:
+/// the interpreter evaluates on a thread with a larger stack, which must meet the same peers.
+pub fn spawn_carrying<T: Send>(builder: std::thread::Builder, f: impl FnOnce() -> T + Send) -> std::io::Result<std::thread::Result<T>> {
+    let mine = CURRENT.with(|c| c.borrow_mut().take());
+    let out = std::thread::scope(|s| {
+        let h = builder.spawn_scoped(s, move || match mine {
+            Some(inst) => {
+                let outer = CURRENT.with(|c| c.replace(Some(inst)));
+                let r = f();
+                let inst = CURRENT.with(|c| std::mem::replace(&mut *c.borrow_mut(), outer));
+                (r, inst)
+            }
+            None => (f(), None),
+        })?;
+        Ok(h.join())
+    });
+    match out {
+        Ok(Ok((r, inst))) => {
+            CURRENT.with(|c| *c.borrow_mut() = inst);
+            Ok(Ok(r))
+        }
+        Ok(Err(p)) => Ok(Err(p)),
+        Err(e) => Err(e),
+    }
+}
+
+/// Whether the current thread runs an instance of a launch.
+pub fn in_instance() -> bool {
+    CURRENT.with(|c| c.borrow().is_some())
 }
 
 /// `(replica_id, partition_id)` of the current instance; (0, 0) outside any.
