@@ -580,3 +580,13 @@ fn compile_without_client_then_load() {
     let out = loaded.execute(&[&x, &y], &[]).unwrap();
     assert_eq!(f32_values(&out[0].to_host().unwrap()), vec![5.0; 8]);
 }
+
+#[test]
+fn collectives_across_replicas_are_refused_at_compile_time() {
+    // Execute runs each replica alone; a program whose replicas meet must not compile (decision 65).
+    let client = client_with_devices(2);
+    let text = "module @m attributes {mhlo.num_replicas = 2 : i32} {\n  func.func public @main(%a: tensor<2xf32>) -> tensor<2xf32> {\n    %0 = \"stablehlo.all_reduce\"(%a) <{replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>}> ({\n    ^bb0(%p: tensor<f32>, %q: tensor<f32>):\n      %1 = stablehlo.add %p, %q : tensor<f32>\n      stablehlo.return %1 : tensor<f32>\n    }) : (tensor<2xf32>) -> tensor<2xf32>\n    return %0 : tensor<2xf32>\n  }\n}\n";
+    let e = client.compile("mlir", text.as_bytes(), &replicated_options(2)).err().unwrap();
+    assert_eq!(e.code, PJRT_Error_Code_UNIMPLEMENTED);
+    assert!(e.message.contains("between the program's 2 replicas"), "{}", e.message);
+}

@@ -195,7 +195,7 @@ fn hand_written_ops() {
             unit_diagonal: false,
             transpose_a: Transpose::NoTranspose
         }));
-        let all_reduce = all_ops(&m).into_iter().find(|o| o.kind == OpKind::AllReduce).expect("all_reduce");
+        let all_reduce = all_ops(&m).into_iter().find(|o| matches!(o.kind, OpKind::AllReduce { .. })).expect("all_reduce");
         assert_eq!(all_reduce.regions[0].ops[0].kind, OpKind::Binary(BinaryOp::Add));
         assert!(k.contains(&OpKind::GetTupleElement { index: 1 }) && k.contains(&OpKind::Tuple));
         assert!(k.contains(&OpKind::OptimizationBarrier));

@@ -101,6 +101,9 @@ fn outline(plan: &apu_compiler::plan::Plan, steps: &[apu_compiler::plan::Step], 
             StepKind::While { outputs, .. } => ("while".into(), outputs.clone()),
             StepKind::Case { outputs, .. } => ("case".into(), outputs.clone()),
             StepKind::Rows(g) => (format!("rows[{} steps]", g.steps.len()), Vec::new()),
+            StepKind::Collective(k) => (k.kind.name().to_string(), k.outputs.clone()),
+            StepKind::InstanceId { replica, out } => ((if *replica { "replica_id" } else { "partition_id" }).into(), vec![*out]),
+            StepKind::Manual { computation, outputs, .. } => (format!("manual[{} instances]", computation.instances()), outputs.clone()),
         };
         let outs: Vec<String> = outs.iter().map(ty).collect();
         println!("{:indent$}#{} {what} -> {}", "", s.id, outs.join(", "), indent = depth * 2);

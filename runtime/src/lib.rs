@@ -3,6 +3,7 @@
 
 pub mod buffer;
 pub mod client;
+pub mod collectives;
 pub mod device;
 pub mod error;
 pub mod event;

@@ -99,7 +99,7 @@ fn single_device_collectives_are_identity() {
     let mut b = FnBuilder::new("main");
     let x = b.param(tt(&[2], F32));
     let add = b.binary_region(BinaryOp::Add, F32);
-    let r = b.ops(OpKind::AllReduce, &[x], &[tt(&[2], F32)], vec![add])[0];
+    let r = b.ops(OpKind::AllReduce { groups: Default::default() }, &[x], &[tt(&[2], F32)], vec![add])[0];
     let id = b.op(OpKind::ReplicaId, &[], tt(&[], U32));
     let m = module(vec![b.finish(&[r, id])]);
     let out = interp::run(&m, &[f32s(&[2], &[1.5, 2.5])]).unwrap();

@@ -209,15 +209,15 @@ impl<'p> ModuleReader<'p> {
                 }
             }
 
-            // Collectives: one replica and one partition on apu.
+            // Collectives: between the replicas (or partitions) of one launch (decision 65).
             "all-reduce" => {
                 let region = self.region_for(f, called(0)?)?;
-                Ok(emit(f, ops, OpKind::AllReduce, values, &ty, vec![region], &loc))
+                Ok(emit(f, ops, OpKind::AllReduce { groups: hlo_groups(inst)? }, values, &ty, vec![region], &loc))
             }
-            "all-gather" => simple(OpKind::AllGather { all_gather_dim: attrs::one_dimension(inst)? }, f, ops),
+            "all-gather" => simple(OpKind::AllGather { all_gather_dim: attrs::one_dimension(inst)?, groups: hlo_groups(inst)? }, f, ops),
             "reduce-scatter" => {
                 let region = self.region_for(f, called(0)?)?;
-                let kind = OpKind::ReduceScatter { scatter_dimension: attrs::one_dimension(inst)? };
+                let kind = OpKind::ReduceScatter { scatter_dimension: attrs::one_dimension(inst)?, groups: hlo_groups(inst)? };
                 Ok(emit(f, ops, kind, values, &ty, vec![region], &loc))
             }
             "all-to-all" => {
@@ -225,17 +225,15 @@ impl<'p> ModuleReader<'p> {
                 // as many pieces as a replica group has members (one when no groups are given).
                 let dimension = attrs::one_dimension(inst)?;
                 let split_count = inst.replica_groups.first().map_or(1, |g| g.replica_ids.len().max(1)) as i64;
-                let kind = OpKind::AllToAll { split_dimension: dimension, concat_dimension: dimension, split_count };
+                let kind = OpKind::AllToAll { split_dimension: dimension, concat_dimension: dimension, split_count, groups: hlo_groups(inst)? };
                 simple(kind, f, ops)
             }
             "collective-permute" => {
-                // As in the other readers: on one device only the pair (0, 0) is meaningful.
                 let pairs: Vec<i64> = inst.source_target_pairs.iter().flat_map(|p| [p.source, p.target]).collect();
-                crate::vhlo::ops::check_single_device_pairs(&pairs)
-                    .map_err(|e| Error::unimplemented(format!("collective-permute: {}", e.message)))?;
-                simple(OpKind::CollectivePermute, f, ops)
+                let pairs = crate::vhlo::ops::permute_pairs(&pairs).map_err(|e| e.context("collective-permute"))?;
+                simple(OpKind::CollectivePermute { pairs, channel_id: Some(inst.channel_id).filter(|&c| c > 0) }, f, ops)
             }
-            "collective-broadcast" => simple(OpKind::CollectiveBroadcast, f, ops),
+            "collective-broadcast" => simple(OpKind::CollectiveBroadcast { groups: hlo_groups(inst)? }, f, ops),
 
             other => Err(Error::unimplemented(format!("HLO opcode {other:?} is not supported by apu"))),
         }
@@ -351,4 +349,16 @@ fn constant(f: &mut Function, ops: &mut Vec<Op>, lit: &LiteralProto, ty: &Type, 
         }
         Type::Token => Err(Error::invalid("constant of token type")),
     }
+}
+
+/// The explicit replica groups, channel and id mode of an HLO collective.
+fn hlo_groups(inst: &super::proto::HloInstructionProto) -> Result<crate::ir::ReplicaGroups> {
+    let groups: Vec<Vec<i64>> = inst.replica_groups.iter().map(|g| g.replica_ids.clone()).collect();
+    crate::ir::collective::check_groups(&groups, i64::MAX).map_err(Error::invalid)?;
+    Ok(crate::ir::ReplicaGroups {
+        groups,
+        channel_id: Some(inst.channel_id).filter(|&c| c > 0),
+        use_global_device_ids: inst.use_global_device_ids,
+        mesh_axes: None,
+    })
 }

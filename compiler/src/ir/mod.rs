@@ -1,11 +1,13 @@
 //! The IR: StableHLO-level ops over statically shaped tensors.
 
+pub mod collective;
 mod literal;
 pub mod minifloat;
 mod module;
 mod ops;
 mod types;
 
+pub use collective::{DimAxes, GroupMode, ManualComputation, MeshAxes, ReplicaGroups};
 pub use literal::Literal;
 pub use module::{ArgAttrs, Function, Location, Module, Op, Region, ValueId};
 pub use ops::*;

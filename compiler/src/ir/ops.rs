@@ -2,6 +2,7 @@
 //! readers map VHLO, StableHLO text and HLO opcodes onto these.
 
 use super::literal::Literal;
+use super::collective::{ManualComputation, ReplicaGroups};
 use super::types::ElementType;
 
 /// Elementwise ops with one operand.
@@ -325,13 +326,20 @@ pub enum OpKind {
         called_computations: Vec<String>,
     },
 
-    // Collectives (single replica/partition semantics on apu).
-    AllReduce,
-    AllGather { all_gather_dim: i64 },
-    AllToAll { split_dimension: i64, concat_dimension: i64, split_count: i64 },
-    ReduceScatter { scatter_dimension: i64 },
-    CollectivePermute,
-    CollectiveBroadcast,
+    // Collectives: between the instances of a manual computation (or the replicas of a
+    // `num_replicas > 1` program); see `super::collective`.
+    AllReduce { groups: ReplicaGroups },
+    AllGather { all_gather_dim: i64, groups: ReplicaGroups },
+    AllToAll { split_dimension: i64, concat_dimension: i64, split_count: i64, groups: ReplicaGroups },
+    ReduceScatter { scatter_dimension: i64, groups: ReplicaGroups },
+    /// `pairs` are (source, target) ids; a device no pair targets receives zeros.
+    CollectivePermute { pairs: Vec<(i64, i64)>, channel_id: Option<i64> },
+    /// The first member of each group sends its operand to the whole group.
+    CollectiveBroadcast { groups: ReplicaGroups },
+
+    /// `sdy.manual_computation`: region 0 runs once per coordinate of the manual axes on that
+    /// instance's local slices of the operands; the results are assembled from the instances'.
+    ManualComputation(ManualComputation),
 }
 
 impl OpKind {
@@ -431,12 +439,13 @@ impl OpKind {
             OptimizationBarrier => "optimization_barrier",
             Composite { .. } => "composite",
             CustomCall { .. } => "custom_call",
-            AllReduce => "all_reduce",
+            AllReduce { .. } => "all_reduce",
             AllGather { .. } => "all_gather",
             AllToAll { .. } => "all_to_all",
             ReduceScatter { .. } => "reduce_scatter",
-            CollectivePermute => "collective_permute",
-            CollectiveBroadcast => "collective_broadcast",
+            CollectivePermute { .. } => "collective_permute",
+            CollectiveBroadcast { .. } => "collective_broadcast",
+            ManualComputation(_) => "manual_computation",
         }
     }
 }

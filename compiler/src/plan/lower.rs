@@ -423,6 +423,9 @@ impl<'a> Lowering<'a> {
         if self.lower_host_callback(op)? {
             return Ok(());
         }
+        if self.lower_collective(op)? {
+            return Ok(());
+        }
         self.lower_fallback(op)
     }
 
@@ -1090,6 +1093,63 @@ impl<'a> Lowering<'a> {
         result
     }
 
+    /// Collectives, instance ids and manual computations (decision 65): steps of their own, so a
+    /// manual body runs without the interpreter.
+    fn lower_collective(&mut self, op: &'a Op) -> Result<bool> {
+        let kind = match &op.kind {
+            OpKind::ReplicaId | OpKind::PartitionId => {
+                let r = op.results[0];
+                let out = self.new_slot(r)?;
+                self.nodes.insert(r, Node::Slot(out));
+                self.push(StepKind::InstanceId { replica: matches!(op.kind, OpKind::ReplicaId), out });
+                return Ok(true);
+            }
+            OpKind::ManualComputation(mc) => {
+                if !regions_are_tensor_only(self.f, &op.regions) {
+                    return Ok(false);
+                }
+                let mut inputs = Vec::with_capacity(op.operands.len());
+                for &x in &op.operands {
+                    inputs.push(self.materialize(x)?);
+                }
+                let mut captured = Vec::new();
+                for v in captured_values(op) {
+                    captured.push(self.materialize(v)?);
+                }
+                let region = op.regions.first().ok_or_else(|| Error::internal("manual computation without a body"))?;
+                let body = self.lower_block(region)?;
+                let mut outputs = Vec::with_capacity(op.results.len());
+                for &r in &op.results {
+                    let s = self.new_slot(r)?;
+                    self.nodes.insert(r, Node::Slot(s));
+                    outputs.push(s);
+                }
+                self.push(StepKind::Manual { computation: mc.clone(), inputs, captured, body, outputs });
+                return Ok(true);
+            }
+            OpKind::AllReduce { .. } | OpKind::ReduceScatter { .. } => {
+                let combiner = crate::valid::combiner(op)?;
+                (op.kind.clone(), Some(combiner))
+            }
+            OpKind::AllGather { .. } | OpKind::AllToAll { .. } | OpKind::CollectivePermute { .. } | OpKind::CollectiveBroadcast { .. } => {
+                (op.kind.clone(), None)
+            }
+            _ => return Ok(false),
+        };
+        let mut inputs = Vec::with_capacity(op.operands.len());
+        for &x in &op.operands {
+            inputs.push(self.materialize(x)?);
+        }
+        let mut outputs = Vec::with_capacity(op.results.len());
+        for &r in &op.results {
+            let s = self.new_slot(r)?;
+            self.nodes.insert(r, Node::Slot(s));
+            outputs.push(s);
+        }
+        self.push(StepKind::Collective(CollectiveKernel { kind: kind.0, combiner: kind.1, inputs, outputs }));
+        Ok(true)
+    }
+
     /// `custom_call @apu_host_callback`: its operands are materialized and its results get slots.
     fn lower_host_callback(&mut self, op: &Op) -> Result<bool> {
         let Some(callback) = super::host_callback::host_callback_number(op) else {
@@ -1242,6 +1302,11 @@ fn assign_liveness(steps: &mut [Step], slots: &[TensorType], keep: &[SlotId], ex
                     let keep = b.results.clone();
                     assign_liveness(&mut b.steps, slots, &keep, &[], next_id);
                 }
+            }
+            // Each instance binds the params to its own slices: the body owns them.
+            StepKind::Manual { body, .. } => {
+                let (keep, params) = (body.results.clone(), body.params.clone());
+                assign_liveness(&mut body.steps, slots, &keep, &params, next_id);
             }
             _ => {}
         }

@@ -18,7 +18,7 @@ pub use arg_reduce::{ArgReduceKernel, Pick};
 pub use fallbacks::FallbackStep;
 pub use host_callback::{HostCallbackKernel, HOST_CALLBACK_TARGET};
 pub use indexed_copy::{Combine, IndexedCopyKernel};
-use crate::ir::{BinaryOp, ComparisonDirection, ComparisonType, ElementType, Literal, Module, Op, OpKind, TensorType, UnaryOp, ValueId};
+use crate::ir::{BinaryOp, ComparisonDirection, ComparisonType, ElementType, Literal, ManualComputation, Module, Op, OpKind, TensorType, UnaryOp, ValueId};
 pub use view::View;
 pub use window::{PadKernel, SelectScatterKernel, WindowAxis, WindowKernel};
 
@@ -292,6 +292,24 @@ pub enum StepKind {
     While { inputs: Vec<SlotId>, captured: Vec<SlotId>, cond: Block, body: Block, outputs: Vec<SlotId> },
     /// `case`: runs branch `index` (out-of-range: the last one) and copies its results out.
     Case { index: SlotId, captured: Vec<SlotId>, branches: Vec<Block>, outputs: Vec<SlotId> },
+    /// A collective between the instances of a manual computation (decision 65); `combiner` for
+    /// all_reduce and reduce_scatter.
+    Collective(CollectiveKernel),
+    /// `replica_id` (`replica`) or `partition_id` of the running instance, as a u32 scalar.
+    InstanceId { replica: bool, out: SlotId },
+    /// `sdy.manual_computation`: `body` runs once per instance, concurrently, on each instance's
+    /// own slots (params bound to its slices of `inputs`); `outputs` are assembled from the
+    /// instances' results. `captured` are outer slots the body reads.
+    Manual { computation: ManualComputation, inputs: Vec<SlotId>, captured: Vec<SlotId>, body: Block, outputs: Vec<SlotId> },
+}
+
+/// A collective step: the op (with its groups) and the slots it reads and writes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CollectiveKernel {
+    pub kind: OpKind,
+    pub combiner: Option<BinaryOp>,
+    pub inputs: Vec<SlotId>,
+    pub outputs: Vec<SlotId>,
 }
 
 /// A nested plan for a region: its params are bound before each run, its steps run in order and
@@ -350,6 +368,9 @@ impl StepKind {
             StepKind::HostCallback(k) => k.inputs.clone(),
             StepKind::While { inputs, captured, .. } => inputs.iter().chain(captured).copied().collect(),
             StepKind::Case { index, captured, .. } => std::iter::once(index).chain(captured).copied().collect(),
+            StepKind::Collective(k) => k.inputs.clone(),
+            StepKind::InstanceId { .. } => Vec::new(),
+            StepKind::Manual { inputs, captured, .. } => inputs.iter().chain(captured).copied().collect(),
         }
     }
     /// Slots the step writes.
@@ -369,6 +390,9 @@ impl StepKind {
             StepKind::IndexedCopy(k) => vec![k.out],
             StepKind::Alias { dst, .. } => vec![*dst],
             StepKind::HostCallback(k) => k.outputs.clone(),
+            StepKind::Collective(k) => k.outputs.clone(),
+            StepKind::InstanceId { out, .. } => vec![*out],
+            StepKind::Manual { outputs, .. } => outputs.clone(),
             StepKind::Fallback { outputs, .. } | StepKind::While { outputs, .. } | StepKind::Case { outputs, .. } => {
                 outputs.clone()
             }
@@ -380,6 +404,7 @@ impl StepKind {
         match self {
             StepKind::While { cond, body, .. } => vec![cond, body],
             StepKind::Case { branches, .. } => branches.iter().collect(),
+            StepKind::Manual { body, .. } => vec![body],
             _ => Vec::new(),
         }
     }
@@ -422,6 +447,8 @@ impl Plan {
                     StepKind::Dot(_) | StepKind::Conv(_) => 2,
                     StepKind::Alias { .. } | StepKind::DynamicSlice(_) | StepKind::IndexedCopy(_) | StepKind::Concat(_) | StepKind::Pad(_) => 3,
                     StepKind::HostCallback(_) => 7,
+                    StepKind::Collective(_) | StepKind::InstanceId { .. } => 3,
+                    StepKind::Manual { .. } => 5,
                     StepKind::Fallback { .. } => 4,
                     StepKind::While { .. } | StepKind::Case { .. } => 5,
                     StepKind::Rows(_) => 6,

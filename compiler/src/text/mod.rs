@@ -21,6 +21,7 @@ pub mod opdefs;
 mod ops;
 mod parser;
 mod pretty;
+mod sdy;
 
 use crate::ir::Module;
 use crate::Result;

@@ -515,25 +515,26 @@ pub fn kind_from_attrs(name: &str, attrs: &Attrs, shape: &OpShape) -> R<OpKind> 
                 Some(other) => return Err(format!("called_computations must be a list, found {}", other.kind_name())),
             },
         },
-        "all_reduce" => OpKind::AllReduce,
-        "all_gather" => OpKind::AllGather { all_gather_dim: attrs.i64("all_gather_dim")? },
+        "all_reduce" => OpKind::AllReduce { groups: replica_groups(attrs)? },
+        "all_gather" => OpKind::AllGather { all_gather_dim: attrs.i64("all_gather_dim")?, groups: replica_groups(attrs)? },
         "all_to_all" => OpKind::AllToAll {
             split_dimension: attrs.i64("split_dimension")?,
             concat_dimension: attrs.i64("concat_dimension")?,
             split_count: attrs.i64("split_count")?,
+            groups: replica_groups(attrs)?,
         },
-        "reduce_scatter" => OpKind::ReduceScatter { scatter_dimension: attrs.i64("scatter_dimension")? },
-        "collective_permute" => {
-            crate::vhlo::ops::check_single_device_pairs(&attrs.i64s("source_target_pairs")?).map_err(|e| format!("{}: not supported by apu on one device", e.message))?;
-            OpKind::CollectivePermute
-        }
+        "reduce_scatter" => OpKind::ReduceScatter { scatter_dimension: attrs.i64("scatter_dimension")?, groups: replica_groups(attrs)? },
+        "collective_permute" => OpKind::CollectivePermute {
+            pairs: crate::vhlo::ops::permute_pairs(&attrs.i64s("source_target_pairs")?).map_err(|e| e.message)?,
+            channel_id: channel_id(attrs)?,
+        },
         "collective_broadcast" | "collective_reduce" if matches!(attrs.get("has_dynamic_root"), Some(Attr::Bool(true))) => {
             return Err(format!("op 'stablehlo.{name}' with has_dynamic_root = true (a root chosen at run time) is not supported by apu"))
         }
-        "collective_broadcast" => OpKind::CollectiveBroadcast,
-        // On the one device apu runs, the group's reduction is the operand itself, as for all_reduce
-        // (the VHLO reader maps collective_reduce_v1 the same way).
-        "collective_reduce" => OpKind::AllReduce,
+        "collective_broadcast" => OpKind::CollectiveBroadcast { groups: replica_groups(attrs)? },
+        // The reduction lands on the root; the other members' results are unspecified, and
+        // all-reduce's (the same value everywhere) is one legal answer (as the VHLO reader maps it).
+        "collective_reduce" => OpKind::AllReduce { groups: replica_groups(attrs)? },
         _ => return Err(format!("op '{name}' is not supported by apu")),
     })
 }
@@ -809,14 +810,78 @@ pub fn attrs_from_kind(kind: &OpKind) -> (String, Vec<(String, Attr)>) {
             put("call_target_name", Attr::Str(call_target_name.clone()));
             put("has_side_effect", Attr::Bool(*has_side_effect));
         }
-        OpKind::AllGather { all_gather_dim } => put("all_gather_dim", i64a(*all_gather_dim)),
-        OpKind::AllToAll { split_dimension, concat_dimension, split_count } => {
+        OpKind::AllReduce { groups } | OpKind::CollectiveBroadcast { groups } => put_groups(&mut put, groups),
+        OpKind::AllGather { all_gather_dim, groups } => {
+            put("all_gather_dim", i64a(*all_gather_dim));
+            put_groups(&mut put, groups);
+        }
+        OpKind::AllToAll { split_dimension, concat_dimension, split_count, groups } => {
             put("concat_dimension", i64a(*concat_dimension));
             put("split_count", i64a(*split_count));
             put("split_dimension", i64a(*split_dimension));
+            put_groups(&mut put, groups);
         }
-        OpKind::ReduceScatter { scatter_dimension } => put("scatter_dimension", i64a(*scatter_dimension)),
+        OpKind::ReduceScatter { scatter_dimension, groups } => {
+            put("scatter_dimension", i64a(*scatter_dimension));
+            put_groups(&mut put, groups);
+        }
+        OpKind::CollectivePermute { pairs, channel_id } => {
+            put("source_target_pairs", Attr::Array(pairs.iter().map(|p| list(&[p.0, p.1])).collect()));
+            if let Some(c) = channel_id {
+                put("channel_handle", channel_attr(*c));
+            }
+        }
         _ => {}
     }
     (name, a)
+}
+
+/// `replica_groups` as a dense `N x M` tensor or a list of lists (the printer's spelling; the
+/// parser expands the mesh-axes form before this), with the channel handle and id mode.
+fn replica_groups(attrs: &Attrs) -> R<ReplicaGroups> {
+    let groups: Vec<Vec<i64>> = match attrs.get("replica_groups") {
+        None => Vec::new(),
+        Some(Attr::Dense(lit)) => {
+            let flat = Attrs::i64s_of("replica_groups", &Attr::Dense(lit.clone()))?;
+            match lit.ty.shape.as_slice() {
+                [_, m] if *m > 0 => flat.chunks_exact(*m as usize).map(|g| g.iter().copied().filter(|&d| d >= 0).collect()).collect(),
+                [_, _] | [0] => Vec::new(),
+                shape => return Err(format!("replica_groups of shape {shape:?}, expected N x M")),
+            }
+        }
+        Some(Attr::Array(items)) => items.iter().map(|g| Attrs::i64s_of("replica_groups", g)).collect::<R<_>>()?,
+        Some(Attr::Struct(kind, _)) => return Err(format!("replica_groups given as #stablehlo.{kind} outside a module with its mesh")),
+        Some(other) => return Err(format!("attribute 'replica_groups' must be a dense tensor, found {}", other.kind_name())),
+    };
+    crate::ir::collective::check_groups(&groups, i64::MAX)?;
+    Ok(ReplicaGroups { groups, channel_id: channel_id(attrs)?, use_global_device_ids: attrs.bool_or("use_global_device_ids", false)?, mesh_axes: None })
+}
+
+/// The id of `channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>`; `None` when absent
+/// or not positive.
+fn channel_id(attrs: &Attrs) -> R<Option<i64>> {
+    match attrs.get("channel_handle") {
+        None => Ok(None),
+        Some(Attr::Struct(k, fields)) if k == "channel_handle" => {
+            let handle = Attrs(fields).i64("handle")?;
+            Ok(Some(handle).filter(|&h| h > 0))
+        }
+        Some(other) => Err(format!("attribute 'channel_handle' must be a #stablehlo.channel_handle, found {}", other.kind_name())),
+    }
+}
+
+fn channel_attr(id: i64) -> Attr {
+    Attr::Struct("channel_handle".into(), vec![("handle".into(), i64a(id)), ("type".into(), i64a(1))])
+}
+
+fn put_groups(put: &mut impl FnMut(&str, Attr), g: &ReplicaGroups) {
+    if !g.groups.is_empty() {
+        put("replica_groups", Attr::Array(g.groups.iter().map(|x| list(x)).collect()));
+    }
+    if let Some(c) = g.channel_id {
+        put("channel_handle", channel_attr(c));
+    }
+    if g.use_global_device_ids {
+        put("use_global_device_ids", Attr::Unit);
+    }
 }

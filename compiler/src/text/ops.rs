@@ -71,6 +71,8 @@ pub struct OpSyntax {
     pub attrs: Vec<(String, Attr)>,
     pub regions: Vec<Region>,
     pub loc: Option<LocSyn>,
+    /// The op's kind when its syntax gave it directly (`sdy.manual_computation`).
+    pub kind: Option<OpKind>,
 }
 
 impl OpSyntax {
@@ -84,6 +86,7 @@ impl OpSyntax {
             attrs: Vec::new(),
             regions: Vec::new(),
             loc: None,
+            kind: None,
         }
     }
 }
@@ -96,7 +99,7 @@ pub struct ArgSyntax {
 }
 
 fn is_terminator(name: &str) -> bool {
-    matches!(name, "func.return" | "stablehlo.return" | "mhlo.return")
+    matches!(name, "func.return" | "stablehlo.return" | "mhlo.return" | "sdy.return")
 }
 
 impl<'a> Parser<'a> {
@@ -260,13 +263,12 @@ impl<'a> Parser<'a> {
         let start = self.tok.start;
         if self.tok.kind == TokKind::BareId {
             self.bump()?;
-            self.expect_kind(TokKind::AtId, "a mesh name")?;
+            let name = self.expect_kind(TokKind::AtId, "a mesh name")?.text;
             self.expect_punct("=")?;
-            let at = self.tok.start;
             if !self.at_punct("<") {
                 return Err(self.expected("'<' starting the mesh"));
             }
-            self.skip_angles_from(at)?;
+            self.parse_mesh_body(&name)?;
             if self.at_punct("{") {
                 self.parse_dict()?;
             }
@@ -554,7 +556,8 @@ impl<'a> Parser<'a> {
     }
 
     /// Checks types, builds the IR op and binds the result names.
-    fn finish_op(&mut self, fs: &mut FuncState, names: Vec<(String, usize, usize)>, syn: OpSyntax, out: &mut Vec<Op>) -> Result<Option<Vec<ValueId>>> {
+    fn finish_op(&mut self, fs: &mut FuncState, names: Vec<(String, usize, usize)>, mut syn: OpSyntax, out: &mut Vec<Op>) -> Result<Option<Vec<ValueId>>> {
+        self.expand_mesh_groups(&mut syn)?;
         let err = |p: &Self, m: String| p.err_at(syn.pos, format!("{}: {m}", syn.name));
         if let Some(types) = &syn.operand_types {
             if types.len() != syn.operands.len() {
@@ -589,7 +592,8 @@ impl<'a> Parser<'a> {
         } else {
             let operand_types: Vec<Type> = syn.operands.iter().map(|v| fs.value_type(*v).clone()).collect();
             let shape = OpShape { operand_types: &operand_types, result_types: &syn.result_types };
-            let kind = kind_from_attrs(&syn.name, &Attrs(&syn.attrs), &shape).map_err(|m| {
+            let given = syn.kind.take();
+            let kind = given.map(Ok).unwrap_or_else(|| kind_from_attrs(&syn.name, &Attrs(&syn.attrs), &shape)).map_err(|m| {
                 if m.contains("not supported") || m.starts_with("unknown op") {
                     self.unimplemented_at(syn.pos, m)
                 } else {

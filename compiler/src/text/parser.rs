@@ -35,6 +35,8 @@ pub struct Parser<'a> {
     pub(super) loc_aliases: HashMap<String, LocSyn>,
     /// Locations of the ops built so far; `Location::text` holds `"\0<index>"` until resolution.
     pub(super) pending_locs: Vec<LocSyn>,
+    /// Shardy meshes by name, and whether their device order is 0..N.
+    pub(super) meshes: HashMap<String, (crate::ir::MeshAxes, bool)>,
 }
 
 impl<'a> Parser<'a> {
@@ -50,6 +52,7 @@ impl<'a> Parser<'a> {
             type_aliases: HashMap::new(),
             loc_aliases: HashMap::new(),
             pending_locs: Vec::new(),
+            meshes: HashMap::new(),
         })
     }
 
@@ -663,11 +666,6 @@ impl<'a> Parser<'a> {
             }
             self.bump()?;
         }
-    }
-
-    /// Skips a balanced `<...>` starting at the current token.
-    pub fn skip_angles_from(&mut self, from: usize) -> Result<String> {
-        self.skip_balanced_angles(from)
     }
 
     fn parse_opaque_call(&mut self) -> Result<Attr> {

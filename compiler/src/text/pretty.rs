@@ -82,7 +82,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `: (ts) -> rs` only.
-    fn parse_function_types(&mut self, syn: &mut OpSyntax) -> Result<()> {
+    pub(super) fn parse_function_types(&mut self, syn: &mut OpSyntax) -> Result<()> {
         self.expect_punct(":")?;
         let start = self.tok.start;
         match self.parse_syn_type()? {
@@ -128,7 +128,8 @@ impl<'a> Parser<'a> {
         let short = name.split_once('.').map(|x| x.1).unwrap_or(&name).to_string();
         let dialect = name.split_once('.').map(|x| x.0).unwrap_or("");
         match (dialect, short.as_str()) {
-            ("func" | "stablehlo" | "mhlo", "return") => {
+            ("sdy", "manual_computation") => self.parse_manual_computation(fs, &mut syn)?,
+            ("func" | "stablehlo" | "mhlo" | "sdy", "return") => {
                 syn.operands = self.parse_values_until_keyword(fs)?;
                 self.parse_opt_attr_dict(&mut syn)?;
                 if !syn.operands.is_empty() {

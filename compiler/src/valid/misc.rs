@@ -172,7 +172,7 @@ pub(crate) fn check(ctx: &Ctx, op: &Op, sig: &Sig) -> Result<()> {
             let params: Vec<Type> = (0..sig.ins.len()).map(|i| scalar(sig.tin(i).map(|t| t.elem).unwrap_or(ElementType::Pred))).collect();
             region_sig(ctx, body, &params, &[scalar(r.elem)], "map")
         }
-        OpKind::AllReduce => {
+        OpKind::AllReduce { .. } => {
             if sig.ins != sig.outs {
                 return Err(err(format!("all_reduce results must have the operands' types: {}", sig.describe())));
             }

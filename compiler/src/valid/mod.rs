@@ -3,6 +3,8 @@
 //! per-op type and shape rules following the StableHLO spec's constraints (`ops.rs`, `regions.rs`).
 //! Each failure names the function, the op and its location, and the types involved.
 
+mod collective;
+pub use collective::combiner;
 mod misc;
 mod ops;
 mod regions;
@@ -52,6 +54,8 @@ pub(crate) struct Ctx<'m> {
     defined: Vec<bool>,
     /// Current region nesting, bounded so that hostile IR cannot exhaust the stack.
     depth: usize,
+    /// Inside the body of a manual computation: its number of instances.
+    pub(crate) manual_instances: Option<i64>,
 }
 
 /// Regions nested deeper than this are rejected (real programs stay far below).
@@ -114,9 +118,18 @@ impl<'m> Ctx<'m> {
             for &v in &op.operands {
                 self.check_used(v, "operand").map_err(|e| e.context(at()))?;
             }
-            for r in &op.regions {
-                self.check_region(r).map_err(|e| e.context(at()))?;
+            let outer = self.manual_instances;
+            if let crate::ir::OpKind::ManualComputation(mc) = &op.kind {
+                self.manual_instances = Some(mc.instances());
             }
+            for r in &op.regions {
+                let checked = self.check_region(r).map_err(|e| e.context(at()));
+                if checked.is_err() {
+                    self.manual_instances = outer;
+                }
+                checked?;
+            }
+            self.manual_instances = outer;
             ops::check_op(self, op).map_err(|e| e.context(at()))?;
             for &r in &op.results {
                 self.define(r).map_err(|e| e.context(at()))?;
@@ -138,7 +151,7 @@ impl<'m> Ctx<'m> {
 }
 
 fn check_function(module: &Module, f: &Function) -> Result<()> {
-    let mut ctx = Ctx { module, func: f, defined: vec![false; f.values.len()], depth: 0 };
+    let mut ctx = Ctx { module, func: f, defined: vec![false; f.values.len()], depth: 0, manual_instances: None };
     if !f.arg_attrs.is_empty() && f.arg_attrs.len() != f.body.params.len() {
         return Err(Error::invalid(format!("{} argument attribute entries for {} arguments", f.arg_attrs.len(), f.body.params.len())));
     }

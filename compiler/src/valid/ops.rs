@@ -260,7 +260,10 @@ pub(crate) fn check_op(ctx: &Ctx, op: &Op) -> Result<()> {
             }
             Ok(())
         }
-        _ => super::misc::check(ctx, op, &sig),
+        _ => {
+            super::collective::check(ctx, op, &sig)?;
+            super::misc::check(ctx, op, &sig)
+        }
     }
 }
 

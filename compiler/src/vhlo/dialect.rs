@@ -178,6 +178,8 @@ impl DialectDecoder for SdyDecoder {
         let code = r.varint()?;
         let dialect = |name, fields| Attr::Dialect { dialect: "sdy", name, fields };
         Ok(match code {
+            // manual_axes: the axes an sdy.manual_computation makes manual (decision 65).
+            0 => dialect("manual_axes", vec![Rc::new(Attr::Array(t.read_attr_list(r)?))]),
             1 => {
                 let name = Rc::new(Attr::String(t.read_string(r)?.to_string()));
                 dialect("mesh_axis", vec![name, Rc::new(Attr::Int(r.svarint()?))])
@@ -206,6 +208,17 @@ impl DialectDecoder for SdyDecoder {
                 let replicated = Rc::new(Attr::Array(t.read_attr_list(r)?));
                 dialect("tensor_sharding", vec![mesh, dims, replicated])
             }
+            // tensor_sharding v2/v3 add unreduced axes (and a reduction op): values not yet
+            // reduced, which apu does not model; the field is kept so readers can refuse it.
+            15 | 17 => {
+                let mesh = t.read_attr(r)?;
+                let dims = Rc::new(Attr::Array(t.read_attr_list(r)?));
+                let replicated = Rc::new(Attr::Array(t.read_attr_list(r)?));
+                let unreduced = Rc::new(Attr::Array(t.read_attr_list(r)?));
+                dialect("tensor_sharding", vec![mesh, dims, replicated, unreduced])
+            }
+            // One tensor sharding per operand or result (v1: without unreduced axes, v2: with).
+            7 | 16 => dialect("tensor_sharding_per_value", vec![Rc::new(Attr::Array(t.read_attr_list(r)?))]),
             other => {
                 return Err(Error::unimplemented(format!(
                     "sdy attribute code {other}: apu runs on one device and does not read Shardy sharding"

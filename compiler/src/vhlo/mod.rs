@@ -4,6 +4,7 @@
 mod convert;
 mod dot_algorithm;
 pub mod dialect;
+mod manual;
 mod module;
 mod op_ctx;
 pub mod op_table;

@@ -76,12 +76,20 @@ pub fn build_module(top: &[RawOp<'_>], table: &mut Table<'_>) -> Result<Module> 
     let [region] = module_op.regions.as_slice() else {
         return Err(Error::invalid("builtin.module must have one region"));
     };
+    // A program with manual computations (shard_map, pmap) needs its meshes; any other program
+    // keeps refusing real meshes (decision 65).
+    let manual = super::manual::has_manual_computation(module_op);
+    let mut meshes = super::manual::Meshes::new();
     for block in &region.blocks {
         for op in &block.ops {
             match op.name.as_str() {
                 "vhlo.func_v1" => {
                     let f = build_function(op, table).map_err(|e| e.context(format!("vhlo.func_v1 at byte {}", op.offset)))?;
                     module.functions.push(f);
+                }
+                "sdy.mesh" if manual => {
+                    let (name, mesh) = super::manual::sdy_mesh(op, table)?;
+                    meshes.insert(name, super::manual::mesh_axes(&mesh)?);
                 }
                 "sdy.mesh" => check_sdy_mesh(op, table)?,
                 other => {
@@ -92,6 +100,7 @@ pub fn build_module(top: &[RawOp<'_>], table: &mut Table<'_>) -> Result<Module> 
             }
         }
     }
+    super::manual::resolve_meshes(&mut module, &meshes)?;
     module.entry = match module.function_index("main") {
         Some(i) => i,
         None => {

@@ -33,22 +33,81 @@ fn check_result_accuracy(c: &OpCtx<'_>) -> Result<()> {
     })
 }
 
-/// Collectives: apu is a single device, so only a group containing just device 0 (or no groups) is
-/// meaningful; anything else cannot be honoured.
-fn check_single_device_groups(c: &OpCtx<'_>) -> Result<()> {
-    let groups = match c.attr("replica_groups")? {
-        a @ Attr::DenseElements { .. } => ints(a)?,
-        // Mesh-axes replica groups (1.16+) only arise from sharded programs.
-        other => {
-            return Err(Error::unimplemented(format!("replica groups given as {}; apu runs on one device", attr_kind(other))))
+/// `replica_groups` (an `N x M` integer tensor: N groups of M ids; -1 pads uneven groups),
+/// `channel_id` and `use_global_device_ids` of a collective. Mesh-axes groups (StableHLO 1.16+)
+/// name a mesh the op context does not carry: refused here, expanded by the text reader.
+fn replica_groups(c: &OpCtx<'_>) -> Result<ReplicaGroups> {
+    let attr = c.attr("replica_groups")?;
+    let groups = match attr {
+        Attr::DenseElements { .. } => {
+            let lit = literal(attr)?;
+            let flat = ints(attr)?;
+            let width = match lit.ty.shape.as_slice() {
+                [_, m] => *m as usize,
+                [n] if *n == 0 => 0,
+                shape => return Err(Error::invalid(format!("replica_groups of shape {shape:?}, expected N x M"))),
+            };
+            if width == 0 {
+                Vec::new()
+            } else {
+                flat.chunks_exact(width).map(|g| g.iter().copied().filter(|&d| d >= 0).collect()).collect()
+            }
         }
+        Attr::Dialect { name: "replica_group_mesh_axes", fields, .. } => {
+            let mesh = match fields.first().map(|f| &**f) {
+                Some(Attr::SymbolRef { root, .. }) => root.clone(),
+                Some(Attr::String(s)) => s.clone(),
+                other => return Err(Error::unimplemented(format!("mesh-axes replica groups naming the mesh by {}", other.map_or("nothing", attr_kind)))),
+            };
+            let axes = match fields.get(1).map(|f| &**f) {
+                Some(Attr::Array(items)) => items
+                    .iter()
+                    .map(|a| match &**a {
+                        Attr::Dialect { name: "axis_ref", fields, .. } if fields.len() == 1 => {
+                            fields[0].as_str().map(str::to_string).ok_or_else(|| Error::invalid("axis reference without a name"))
+                        }
+                        Attr::Dialect { name: "axis_ref", .. } => Err(Error::unimplemented("replica groups over sub-axes")),
+                        other => Err(Error::invalid(format!("expected an axis reference, got {}", attr_kind(other)))),
+                    })
+                    .collect::<Result<Vec<_>>>()?,
+                _ => return Err(Error::invalid("mesh-axes replica groups without axes")),
+            };
+            let mut g = ReplicaGroups { mesh_axes: Some((mesh, axes)), ..Default::default() };
+            g.channel_id = channel(c)?;
+            g.use_global_device_ids = matches!(c.attr("use_global_device_ids"), Ok(Attr::Bool(true)) | Ok(Attr::Unit));
+            return Ok(g);
+        }
+        other => return Err(Error::unimplemented(format!("replica groups given as {}", attr_kind(other)))),
     };
-    if groups.len() > 1 || groups.iter().any(|&d| d != 0) {
-        return Err(Error::unimplemented(format!(
-            "replica groups {groups:?} span several devices; apu runs on one device"
-        )));
+    let use_global_device_ids = matches!(c.attr("use_global_device_ids"), Ok(Attr::Bool(true)) | Ok(Attr::Unit));
+    crate::ir::collective::check_groups(&groups, i64::MAX).map_err(Error::invalid)?;
+    Ok(ReplicaGroups { groups, channel_id: channel(c)?, use_global_device_ids, mesh_axes: None })
+}
+
+/// The channel id, when present and positive.
+fn channel(c: &OpCtx<'_>) -> Result<Option<i64>> {
+    Ok(match c.attr("channel_id") {
+        Ok(a) => Some(int_value(a)?).filter(|&id| id > 0),
+        Err(_) => None,
+    })
+}
+
+/// `source_target_pairs` of collective_permute, from the flat list of an `N x 2` tensor; each
+/// source and each target at most once.
+pub fn permute_pairs(flat: &[i64]) -> Result<Vec<(i64, i64)>> {
+    if flat.len() % 2 != 0 {
+        return Err(Error::invalid(format!("source_target_pairs has {} values, expected pairs", flat.len())));
     }
-    Ok(())
+    let pairs: Vec<(i64, i64)> = flat.chunks_exact(2).map(|p| (p[0], p[1])).collect();
+    for (i, p) in pairs.iter().enumerate() {
+        if p.0 < 0 || p.1 < 0 {
+            return Err(Error::invalid(format!("source_target_pairs: negative id in {p:?}")));
+        }
+        if pairs[..i].iter().any(|q| q.0 == p.0 || q.1 == p.1) {
+            return Err(Error::invalid(format!("source_target_pairs: {p:?} repeats a source or a target")));
+        }
+    }
+    Ok(pairs)
 }
 
 /// `has_dynamic_root` (collective_broadcast_v2, collective_reduce_v1, StableHLO 1.19+): when true the
@@ -75,19 +134,6 @@ pub fn refused_by_name(base: &str) -> Option<&'static str> {
         "async_start" | "async_done" => "asynchronous ops (futures): no IR op for them yet",
         _ => return None,
     })
-}
-
-/// `collective_permute` on one device: the only pair that can exist is (0, 0), which makes the op an
-/// identity (the IR keeps no pairs, so the interpreter relies on this). Without it the result would be
-/// zeros; pairs naming other devices cannot be honoured.
-pub fn check_single_device_pairs(pairs: &[i64]) -> Result<()> {
-    if pairs.iter().any(|&d| d != 0) {
-        return Err(Error::unimplemented(format!("source_target_pairs {pairs:?} span several devices")));
-    }
-    if pairs.is_empty() {
-        return Err(Error::unimplemented("collective_permute without the pair (0, 0): its result would be all zeros"));
-    }
-    Ok(())
 }
 
 pub fn map_op(c: &OpCtx<'_>) -> Result<OpKind> {
@@ -348,41 +394,29 @@ pub fn map_op(c: &OpCtx<'_>) -> Result<OpKind> {
                 })?,
             }
         }
-        "all_reduce" => {
-            check_single_device_groups(c)?;
-            OpKind::AllReduce
-        }
-        "all_gather" => {
-            check_single_device_groups(c)?;
-            OpKind::AllGather { all_gather_dim: c.int("all_gather_dim")? }
-        }
-        "all_to_all" => {
-            check_single_device_groups(c)?;
-            OpKind::AllToAll {
-                split_dimension: c.int("split_dimension")?,
-                concat_dimension: c.int("concat_dimension")?,
-                split_count: c.int("split_count")?,
-            }
-        }
-        "reduce_scatter" => {
-            check_single_device_groups(c)?;
-            OpKind::ReduceScatter { scatter_dimension: c.int("scatter_dimension")? }
-        }
-        "collective_permute" => {
-            check_single_device_pairs(&c.ints("source_target_pairs")?)?;
-            OpKind::CollectivePermute
-        }
+        "all_reduce" => OpKind::AllReduce { groups: replica_groups(c)? },
+        "all_gather" => OpKind::AllGather { all_gather_dim: c.int("all_gather_dim")?, groups: replica_groups(c)? },
+        "all_to_all" => OpKind::AllToAll {
+            split_dimension: c.int("split_dimension")?,
+            concat_dimension: c.int("concat_dimension")?,
+            split_count: c.int("split_count")?,
+            groups: replica_groups(c)?,
+        },
+        "reduce_scatter" => OpKind::ReduceScatter { scatter_dimension: c.int("scatter_dimension")?, groups: replica_groups(c)? },
+        "collective_permute" => OpKind::CollectivePermute {
+            pairs: permute_pairs(&c.ints("source_target_pairs")?)?,
+            channel_id: c.attr("channel_id").ok().map(int_value).transpose()?.filter(|&id| id > 0),
+        },
         "collective_broadcast" => {
             check_static_root(c)?;
-            check_single_device_groups(c)?;
-            OpKind::CollectiveBroadcast
+            OpKind::CollectiveBroadcast { groups: replica_groups(c)? }
         }
-        // collective_reduce_v1 (1.19+): the reduction of the group's operands lands on the root. The one
-        // group apu accepts is device 0 alone, its own root, so the result is its operand, as all_reduce.
+        // collective_reduce_v1 (1.19+): the reduction of the group's operands lands on the root
+        // only; the other members' results are unspecified. All-reduce gives every member the
+        // root's value, which is one legal answer.
         "collective_reduce" => {
             check_static_root(c)?;
-            check_single_device_groups(c)?;
-            OpKind::AllReduce
+            OpKind::AllReduce { groups: replica_groups(c)? }
         }
         // The region builder lowers `if` to convert + case before ops reach this mapping.
         "if" => return Err(Error::internal("vhlo.if_v1 must be lowered by the region builder")),

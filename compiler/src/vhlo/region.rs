@@ -38,7 +38,7 @@ pub fn build_region(region: &RawRegion<'_>, values: &mut Vec<Type>, base: u32, t
     for op in body {
         build_op(op, values, base, table, &mut out.ops)?;
     }
-    if last.name != "vhlo.return_v1" {
+    if last.name != "vhlo.return_v1" && last.name != "sdy.return" {
         return Err(Error::invalid(format!("block ends with '{}' instead of vhlo.return_v1", last.name)));
     }
     out.results = last.operands.iter().map(|&v| id(v)).collect();
@@ -59,12 +59,11 @@ fn build_op_inner(op: &RawOp<'_>, values: &mut Vec<Type>, base: u32, table: &mut
         out.push(identity);
         return Ok(());
     }
-    let short = name.strip_prefix("vhlo.").ok_or_else(|| match name {
-        "sdy.manual_computation" => {
-            Error::unimplemented(format!("{name}: sharded programs are not supported; apu runs on one device"))
-        }
-        _ => Error::unimplemented(format!("{name}: not a VHLO op")),
-    })?;
+    if name == "sdy.manual_computation" {
+        let kind = OpKind::ManualComputation(super::manual::manual_computation(op, table)?);
+        return push_with_regions(op, kind, values, base, table, out);
+    }
+    let short = name.strip_prefix("vhlo.").ok_or_else(|| Error::unimplemented(format!("{name}: not a VHLO op")))?;
     let (op_base, version) = split_version(short).ok_or_else(|| Error::unimplemented(format!("{name}: unknown VHLO op")))?;
     if short == "return_v1" || short == "func_v1" {
         return Err(Error::invalid(format!("{name} in an op position")));
@@ -91,6 +90,16 @@ fn build_op_inner(op: &RawOp<'_>, values: &mut Vec<Type>, base: u32, table: &mut
         Some(kind)
     };
 
+    let Some(kind) = kind else {
+        let (operands, results, regions, location) = op_parts(op, values, base, table)?;
+        return lower_if(operands, results, regions, &operand_types, values, location, out);
+    };
+    push_with_regions(op, kind, values, base, table, out)
+}
+
+/// Operands, results, converted regions and location of `op`.
+fn op_parts(op: &RawOp<'_>, values: &mut Vec<Type>, base: u32, table: &mut Table<'_>) -> Result<(Vec<ValueId>, Vec<ValueId>, Vec<Region>, crate::ir::Location)> {
+    let id = |v: u32| ValueId(base + v);
     // The writer numbers the regions of any op that captures nothing as a separate scope; its values
     // join the function's arena after the existing ones.
     let region_base = if op.isolated {
@@ -104,12 +113,14 @@ fn build_op_inner(op: &RawOp<'_>, values: &mut Vec<Type>, base: u32, table: &mut
     for r in &op.regions {
         regions.push(build_region(r, values, region_base, table)?);
     }
-    let location = location(op);
     let results: Vec<ValueId> = op.results.iter().map(|&v| id(v)).collect();
     let operands: Vec<ValueId> = op.operands.iter().map(|&v| id(v)).collect();
-    let Some(kind) = kind else {
-        return lower_if(operands, results, regions, &operand_types, values, location, out);
-    };
+    Ok((operands, results, regions, location(op)))
+}
+
+/// Builds the op of `kind` with its operands, results and regions.
+fn push_with_regions(op: &RawOp<'_>, kind: OpKind, values: &mut Vec<Type>, base: u32, table: &mut Table<'_>, out: &mut Vec<Op>) -> Result<()> {
+    let (operands, results, regions, location) = op_parts(op, values, base, table)?;
     check_regions(&kind, &regions)?;
     // Legacy-path sharding constraints are `custom_call @Sharding` ops with an `mhlo.sharding`.
     if let Some(dict) = op.attrs.as_deref() {
@@ -209,7 +220,7 @@ fn check_regions(kind: &OpKind, regions: &[Region]) -> Result<()> {
     let expected = match kind {
         OpKind::While | OpKind::SelectAndScatter { .. } => 2,
         OpKind::Reduce { .. } | OpKind::ReduceWindow { .. } | OpKind::Scatter { .. } | OpKind::Sort { .. } => 1,
-        OpKind::Map { .. } | OpKind::AllReduce | OpKind::ReduceScatter { .. } => 1,
+        OpKind::Map { .. } | OpKind::AllReduce { .. } | OpKind::ReduceScatter { .. } | OpKind::ManualComputation(_) => 1,
         OpKind::Case if !regions.is_empty() => regions.len(),
         OpKind::Case => return Err(Error::invalid("case without branches")),
         // composite_v2 carries (so far always empty) inline regions; the decomposition function is

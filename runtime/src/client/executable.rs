@@ -85,6 +85,13 @@ impl Executable {
                  and does not partition programs"
             )));
         }
+        // Replicas whose collectives meet must run together (`Program::run_replicated`, decision 65);
+        // Execute runs each replica alone, so such programs stay refused at compile time.
+        if compiled.program.launch_replicas() > 0 {
+            return Err(Error::unimplemented(format!(
+                "collectives between the program's {num_replicas} replicas: apu's Execute does not launch replicas together yet"
+            )));
+        }
         let name = if module.name.is_empty() { "main".to_string() } else { module.name.clone() };
         let fingerprint = format!(
             "apu-{}-{:016x}",

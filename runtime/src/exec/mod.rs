@@ -18,6 +18,7 @@ pub mod fused;
 mod gemm;
 mod indexed_copy;
 mod loop_body;
+mod manual;
 mod one_element;
 mod pool;
 mod reduce;
@@ -127,6 +128,9 @@ pub struct Program {
     /// they give each run its `rng` seed (see [`interp::random`]).
     serial: u64,
     runs: AtomicU64,
+    /// Replicas whose collectives meet (a `num_replicas > 1` program with collectives outside manual
+    /// computations): such a program runs through [`Program::run_replicated`], not alone.
+    launch_replicas: usize,
 }
 
 /// Serial numbers of compiled programs.
@@ -225,11 +229,37 @@ impl Program {
     }
 
     fn new(kind: Kind) -> Program {
-        Program { kind, serial: NEXT_PROGRAM.fetch_add(1, Ordering::Relaxed), runs: AtomicU64::new(0) }
+        let module = match &kind {
+            Kind::Interp(m) => m.module(),
+            Kind::Plan(e) => &e.plan.module,
+        };
+        let launch_replicas = if module.num_replicas > 1 && has_global_collective(&module.entry_function().body) { module.num_replicas as usize } else { 0 };
+        Program { kind, serial: NEXT_PROGRAM.fetch_add(1, Ordering::Relaxed), runs: AtomicU64::new(0), launch_replicas }
+    }
+
+    /// Replicas that must run together ([`Program::run_replicated`]); 0 when a run stands alone.
+    pub fn launch_replicas(&self) -> usize {
+        self.launch_replicas
+    }
+
+    /// Runs the program once per replica, concurrently (one thread each, decision 65), `args[r]`
+    /// being replica r's arguments; the replicas' collectives meet. Returns each replica's results.
+    pub fn run_replicated(&self, args: &[Vec<Tensor>]) -> Result<Vec<Vec<Tensor>>> {
+        let n = args.len();
+        if self.launch_replicas > 0 && n != self.launch_replicas {
+            return Err(Error::invalid(format!("the program has {} replicas, got {n} argument lists", self.launch_replicas)));
+        }
+        crate::collectives::run_instances(n, n as i64, 1, &|r| self.run(&args[r]))
     }
 
     /// Runs the program; `rng` ops draw from a seed new to this run.
     pub fn run(&self, args: &[Tensor]) -> Result<Vec<Tensor>> {
+        if self.launch_replicas > 0 && !crate::collectives::in_instance() {
+            return Err(Error::unimplemented(format!(
+                "a program of {} replicas whose collectives span replicas runs through run_replicated, not one replica alone",
+                self.launch_replicas
+            )));
+        }
         let run = self.runs.fetch_add(1, Ordering::Relaxed);
         self.run_seeded(args, RunRng::run_seed(self.serial, run))
     }
@@ -242,6 +272,17 @@ impl Program {
             Kind::Plan(e) => e.run(args, &RunRng::new(seed)),
         }
     }
+}
+
+/// Whether `region` (or a region nested in it, manual computations' bodies excepted) holds a
+/// collective.
+fn has_global_collective(region: &apu_compiler::ir::Region) -> bool {
+    region.ops.iter().any(|op| match &op.kind {
+        OpKind::AllReduce { .. } | OpKind::AllGather { .. } | OpKind::ReduceScatter { .. } | OpKind::AllToAll { .. } => true,
+        OpKind::CollectivePermute { .. } | OpKind::CollectiveBroadcast { .. } => true,
+        OpKind::ManualComputation(_) => false,
+        _ => op.regions.iter().any(has_global_collective),
+    })
 }
 
 /// Prepares the kernels of `steps` and of their nested blocks, by step id.
@@ -579,6 +620,11 @@ impl Executable {
             (StepKind::While { inputs, cond, body, outputs, .. }, Prepared::Loop(lp)) => self.run_while(lp, inputs, cond, body, outputs, slots, pool, rng)?,
             (StepKind::Case { index, branches, outputs, .. }, _) => self.run_case(*index, branches, outputs, slots, pool, rng)?,
             (StepKind::Rows(g), _) => self.run_rows(g, slots, pool, rng)?,
+            (StepKind::Collective(k), _) => self.run_collective(k, slots)?,
+            (StepKind::InstanceId { replica, out }, _) => self.run_instance_id(*replica, *out, slots),
+            (StepKind::Manual { computation, inputs, captured, body, outputs }, _) => {
+                self.run_manual(computation, inputs, captured, body, outputs, slots, rng)?
+            }
             _ => return Err(Error::internal("plan step without its prepared kernel")),
         }
         Ok(())

@@ -202,7 +202,9 @@ impl<'m> Interpreter<'m> {
                 many(vec![state, bits])
             }
             K::Rng { distribution } => one(super::random::rng(*distribution, dense(0)?, dense(1)?, &result_type(0)?, self.run_rng())?),
-            K::ReplicaId | K::PartitionId => one(Dense::scalar(ElementType::U32, Scalar::Int(0))?),
+            // The ids of the instance this thread runs (0 outside any; decision 65).
+            K::ReplicaId => one(Dense::scalar(ElementType::U32, Scalar::Int(crate::collectives::current_ids().0 as _))?),
+            K::PartitionId => one(Dense::scalar(ElementType::U32, Scalar::Int(crate::collectives::current_ids().1 as _))?),
             K::CreateToken | K::AfterAll => Ok(vec![Value::Token]),
             K::BroadcastInDim { broadcast_dimensions } => {
                 one(sh::broadcast_in_dim(dense(0)?, broadcast_dimensions, &result_type(0)?)?)
@@ -387,19 +389,46 @@ impl<'m> Interpreter<'m> {
                 _ => Err(Error::invalid("get_tuple_element: operand is not a tuple")),
             },
             K::OptimizationBarrier => Ok(operands),
-            // With one replica and one partition every collective's group is this device alone.
-            // collective_permute too: the readers only accept the pair (0, 0), which sends the operand to itself.
-            K::AllReduce | K::AllGather { .. } | K::ReduceScatter { .. } | K::AllToAll { .. } | K::CollectiveBroadcast | K::CollectivePermute => {
-                for (i, v) in operands.iter().enumerate() {
-                    let want = frame.func.values.get(op.results.get(i).map(|r| r.index()).unwrap_or(usize::MAX));
-                    if !want.is_some_and(|t| v.has_type(t)) {
-                        return Err(Error::unimplemented(format!(
-                            "{} that changes the shape on a single device",
-                            op.kind.name()
-                        )));
+            K::AllReduce { .. } | K::AllGather { .. } | K::ReduceScatter { .. } | K::AllToAll { .. } | K::CollectiveBroadcast { .. } | K::CollectivePermute { .. } => {
+                // The oracle's reduction: the region's binary op, folded in group order with the
+                // interpreter's own elementwise functions.
+                let combiner = match &op.kind {
+                    K::AllReduce { .. } | K::ReduceScatter { .. } => Some(
+                        single_binary_op(frame, region(op, 0)?)
+                            .ok_or_else(|| Error::unimplemented(format!("{} with a combiner region other than one binary op", op.kind.name())))?
+                            .0,
+                    ),
+                    _ => None,
+                };
+                let reduce = |parts: &[&crate::Tensor]| -> Result<crate::Tensor> {
+                    let b = combiner.ok_or_else(|| Error::internal("a reduction without a combiner"))?;
+                    let mut acc = Dense::from_tensor(parts[0])?;
+                    for p in &parts[1..] {
+                        acc = ew::binary(b, &acc, &Dense::from_tensor(p)?)?;
                     }
-                }
-                Ok(operands)
+                    acc.to_tensor()
+                };
+                let tensors = all_dense(0..operands.len())?.into_iter().map(Dense::to_tensor).collect::<Result<Vec<_>>>()?;
+                let results = crate::collectives::run(&op.kind, tensors, &reduce)?;
+                many(results.iter().map(Dense::from_tensor).collect::<Result<Vec<_>>>()?)
+            }
+            K::ManualComputation(mc) => {
+                let body = region(op, 0)?;
+                let local = |vs: &[ValueId]| -> Result<Vec<TensorType>> { vs.iter().map(|&v| frame.tensor_type(v)).collect() };
+                let (params, returned) = (local(&body.params)?, local(&body.results)?);
+                let func = frame.func;
+                // Shardy isolates the body from above, but the compile pipeline's passes may share
+                // constants with it: each instance starts from the values defined so far.
+                let outer = frame.values.clone();
+                let run_body = |args: Vec<crate::Tensor>| -> Result<Vec<crate::Tensor>> {
+                    let mut f = Frame { func, values: outer.clone() };
+                    let args = args.iter().map(|t| Ok(Value::tensor(Dense::from_tensor(t)?))).collect::<Result<Vec<_>>>()?;
+                    let out = self.run_region(&mut f, body, args, depth + 1)?;
+                    out.iter().map(|v| v.as_dense()?.to_tensor()).collect()
+                };
+                let tensors = all_dense(0..operands.len())?.into_iter().map(Dense::to_tensor).collect::<Result<Vec<_>>>()?;
+                let results = crate::collectives::run_manual(mc, &tensors, &params, &returned, &result_types()?, &run_body)?;
+                many(results.iter().map(Dense::from_tensor).collect::<Result<Vec<_>>>()?)
             }
             K::CustomCall { call_target_name, .. } if call_target_name == crate::host_callback::HOST_CALLBACK_TARGET => {
                 // A call into the host is an effect, not a computation: the oracle makes the same call.

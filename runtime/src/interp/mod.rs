@@ -127,15 +127,11 @@ fn bind_argument<'a>(ty: &Type, args: &mut impl Iterator<Item = (usize, &'a Tens
 const EVAL_STACK_BYTES: usize = 64 << 20;
 
 fn on_large_stack<T: Send>(f: impl FnOnce() -> Result<T> + Send) -> Result<T> {
-    std::thread::scope(|s| {
-        std::thread::Builder::new()
-            .name("apu-interp".into())
-            .stack_size(EVAL_STACK_BYTES)
-            .spawn_scoped(s, f)
-            .map_err(|e| Error::internal(format!("cannot start the interpreter thread: {e}")))?
-            .join()
-            .map_err(|_| Error::internal("the interpreter thread panicked"))?
-    })
+    // The thread runs the caller's collective instance, if any (decision 65).
+    let builder = std::thread::Builder::new().name("apu-interp".into()).stack_size(EVAL_STACK_BYTES);
+    crate::collectives::spawn_carrying(builder, f)
+        .map_err(|e| Error::internal(format!("cannot start the interpreter thread: {e}")))?
+        .map_err(|_| Error::internal("the interpreter thread panicked"))?
 }
 
 /// Evaluates the single op `op` of function `func` of `module` on tensors (see

@@ -1,0 +1,249 @@
+//! In-process collectives (decision 65): the instances of a manual computation run concurrently,
+//! one dedicated thread each, and meet at a rendezvous for every collective they execute.
+//!
+//! Every instance counts the collectives it has executed; the n-th collective of each member of a
+//! group is the same op (SPMD programs run the same ops in the same order, loops included), so the
+//! members meet under the key (n, members). Waiting happens on the instances' own threads (never on
+//! the kernels' helper team, which only ever runs kernel pieces), so a collective inside a `while`
+//! body cannot starve: there are always as many threads as instances. An instance that fails wakes
+//! the others, which fail too instead of waiting forever.
+
+pub mod data;
+mod manual;
+
+pub use manual::{run_instances, run_manual};
+
+use crate::Tensor;
+use apu_compiler::ir::collective::participants;
+use apu_compiler::ir::{GroupMode, OpKind};
+use apu_compiler::{Error, Result};
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::sync::{Arc, Condvar, Mutex};
+
+/// One meeting: the members' contributions as they arrive.
+struct Meeting {
+    parts: Vec<Option<Vec<Tensor>>>,
+    arrived: usize,
+    left: usize,
+}
+
+#[derive(Default)]
+struct State {
+    meetings: HashMap<(u64, Vec<i64>), Meeting>,
+    failed: Option<String>,
+}
+
+/// The rendezvous shared by the instances of one launch.
+#[derive(Default)]
+pub struct Communicator {
+    state: Mutex<State>,
+    arrived: Condvar,
+}
+
+impl Communicator {
+    pub fn new() -> Arc<Communicator> {
+        Arc::new(Communicator::default())
+    }
+
+    /// Marks the launch failed and wakes every waiting instance.
+    pub fn fail(&self, why: &str) {
+        let mut s = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        s.failed.get_or_insert_with(|| why.to_string());
+        self.arrived.notify_all();
+    }
+
+    /// Contributes `mine` as member `pos` of `members` to their `seq`-th collective and returns
+    /// every member's contribution, in member order, once all have arrived.
+    fn exchange(&self, seq: u64, members: &[i64], pos: usize, mine: Vec<Tensor>) -> Result<Vec<Vec<Tensor>>> {
+        let key = (seq, members.to_vec());
+        let mut s = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let n = members.len();
+        {
+            let m = s.meetings.entry(key.clone()).or_insert_with(|| Meeting { parts: vec![None; n], arrived: 0, left: 0 });
+            if m.parts[pos].is_some() {
+                return Err(Error::internal(format!("instance {} joined collective {seq} twice", members[pos])));
+            }
+            m.parts[pos] = Some(mine);
+            m.arrived += 1;
+            if m.arrived == n {
+                self.arrived.notify_all();
+            }
+        }
+        loop {
+            if let Some(why) = &s.failed {
+                return Err(Error::invalid(format!("another instance failed: {why}")));
+            }
+            let m = s.meetings.get_mut(&key).ok_or_else(|| Error::internal("a collective's meeting vanished"))?;
+            if m.arrived == n {
+                let all = m.parts.iter().map(|p| p.clone().unwrap_or_default()).collect();
+                m.left += 1;
+                if m.left == n {
+                    s.meetings.remove(&key);
+                }
+                return Ok(all);
+            }
+            s = self.arrived.wait(s).unwrap_or_else(|p| p.into_inner());
+        }
+    }
+}
+
+/// The instance the current thread runs.
+pub struct Instance {
+    pub comm: Arc<Communicator>,
+    /// Global id: `replica * partitions + partition`.
+    pub id: i64,
+    pub replicas: i64,
+    pub partitions: i64,
+    /// Collectives this instance has executed.
+    seq: Cell<u64>,
+}
+
+thread_local! {
+    static CURRENT: RefCell<Option<Instance>> = const { RefCell::new(None) };
+}
+
+impl Instance {
+    pub fn new(comm: Arc<Communicator>, id: i64, replicas: i64, partitions: i64) -> Instance {
+        Instance { comm, id, replicas, partitions, seq: Cell::new(0) }
+    }
+
+    /// Runs `f` with this instance bound to the current thread.
+    pub fn enter<T>(self, f: impl FnOnce() -> T) -> T {
+        let outer = CURRENT.with(|c| c.replace(Some(self)));
+        let r = f();
+        CURRENT.with(|c| *c.borrow_mut() = outer);
+        r
+    }
+}
+
+/// Runs `f` on a new thread (`builder`'s) that carries the current thread's instance, if any:
+/// the interpreter evaluates on a thread with a larger stack, which must meet the same peers.
+pub fn spawn_carrying<T: Send>(builder: std::thread::Builder, f: impl FnOnce() -> T + Send) -> std::io::Result<std::thread::Result<T>> {
+    let mine = CURRENT.with(|c| c.borrow_mut().take());
+    let out = std::thread::scope(|s| {
+        let h = builder.spawn_scoped(s, move || match mine {
+            Some(inst) => {
+                let outer = CURRENT.with(|c| c.replace(Some(inst)));
+                let r = f();
+                let inst = CURRENT.with(|c| std::mem::replace(&mut *c.borrow_mut(), outer));
+                (r, inst)
+            }
+            None => (f(), None),
+        })?;
+        Ok(h.join())
+    });
+    match out {
+        Ok(Ok((r, inst))) => {
+            CURRENT.with(|c| *c.borrow_mut() = inst);
+            Ok(Ok(r))
+        }
+        Ok(Err(p)) => Ok(Err(p)),
+        Err(e) => Err(e),
+    }
+}
+
+/// Whether the current thread runs an instance of a launch.
+pub fn in_instance() -> bool {
+    CURRENT.with(|c| c.borrow().is_some())
+}
+
+/// `(replica_id, partition_id)` of the current instance; (0, 0) outside any.
+pub fn current_ids() -> (u32, u32) {
+    CURRENT.with(|c| match &*c.borrow() {
+        Some(i) => ((i.id / i.partitions) as u32, (i.id % i.partitions) as u32),
+        None => (0, 0),
+    })
+}
+
+/// The group mode of a collective op (see [`apu_compiler::ir::collective`]).
+fn mode_of(kind: &OpKind) -> Option<(GroupMode, &[Vec<i64>])> {
+    Some(match kind {
+        OpKind::AllToAll { groups, .. } | OpKind::CollectiveBroadcast { groups } => {
+            (if groups.channel_id.is_some() { GroupMode::CrossPartition } else { GroupMode::CrossReplica }, &groups.groups)
+        }
+        OpKind::AllReduce { groups } | OpKind::AllGather { groups, .. } | OpKind::ReduceScatter { groups, .. } => (groups.mode(), &groups.groups),
+        _ => return None,
+    })
+}
+
+/// Meets the other members of this collective and returns (every member's operands in group
+/// order, this instance's position). Outside an instance the op runs alone, which the validator
+/// allows only for groups of one.
+pub fn meet(kind: &OpKind, operands: Vec<Tensor>) -> Result<(Vec<Vec<Tensor>>, usize)> {
+    CURRENT.with(|c| {
+        let c = c.borrow();
+        let Some(inst) = c.as_ref() else {
+            return match kind {
+                OpKind::CollectivePermute { pairs, .. } if !pairs.iter().any(|p| *p == (0, 0)) => Ok((Vec::new(), 0)),
+                _ => Ok((vec![operands], 0)),
+            };
+        };
+        let seq = inst.seq.get();
+        inst.seq.set(seq + 1);
+        let members: Vec<i64> = match kind {
+            // Everyone of the same replica (channel: partitions meet) or partition meets; each
+            // takes what its source sent.
+            OpKind::CollectivePermute { channel_id, .. } => {
+                let mode = if channel_id.is_some() { GroupMode::CrossPartition } else { GroupMode::CrossReplica };
+                participants(mode, &[], inst.id, inst.replicas, inst.partitions).unwrap_or_default()
+            }
+            _ => {
+                let (mode, groups) = mode_of(kind).ok_or_else(|| Error::internal(format!("{} is not a collective", kind.name())))?;
+                participants(mode, groups, inst.id, inst.replicas, inst.partitions)
+                    .ok_or_else(|| Error::invalid(format!("{}: instance {} is in no replica group", kind.name(), inst.id)))?
+            }
+        };
+        let pos = members.iter().position(|&m| m == inst.id).ok_or_else(|| Error::internal("an instance outside its own group"))?;
+        let all = inst.comm.exchange(seq, &members, pos, operands)?;
+        Ok((all, pos))
+    })
+}
+
+/// This instance's id in the space a collective_permute's pairs name.
+pub fn permute_id(channel: bool) -> i64 {
+    CURRENT.with(|c| match &*c.borrow() {
+        Some(i) if channel => i.id % i.partitions,
+        Some(i) => i.id / i.partitions,
+        None => 0,
+    })
+}
+
+/// Runs a collective op given how to combine tensors elementwise (the interpreter and the plan
+/// pass their own reductions). Each result has the type in `result_types`.
+pub fn run(kind: &OpKind, operands: Vec<Tensor>, reduce: &dyn Fn(&[&Tensor]) -> Result<Tensor>) -> Result<Vec<Tensor>> {
+    let (all, pos) = meet(kind, operands.clone())?;
+    let column = |i: usize| -> Vec<&Tensor> { all.iter().filter_map(|p| p.get(i)).collect() };
+    let n = all.len() as i64;
+    (0..operands.len())
+        .map(|i| match kind {
+            OpKind::AllReduce { .. } => reduce(&column(i)),
+            OpKind::AllGather { all_gather_dim, .. } => data::concat(&column(i), *all_gather_dim as usize),
+            OpKind::ReduceScatter { scatter_dimension, .. } => {
+                let sum = reduce(&column(i))?;
+                data::piece(&sum, *scatter_dimension as usize, n, pos as i64)
+            }
+            OpKind::AllToAll { split_dimension, concat_dimension, .. } => {
+                let pieces = column(i)
+                    .into_iter()
+                    .map(|t| data::piece(t, *split_dimension as usize, n, pos as i64))
+                    .collect::<Result<Vec<_>>>()?;
+                data::concat(&pieces.iter().collect::<Vec<_>>(), *concat_dimension as usize)
+            }
+            OpKind::CollectiveBroadcast { .. } => Ok(column(i)[0].clone()),
+            OpKind::CollectivePermute { pairs, channel_id } => {
+                let me = permute_id(channel_id.is_some());
+                // Members of a permute are ordered by id, so the source's position is its id.
+                match pairs.iter().find(|p| p.1 == me) {
+                    Some(p) => all
+                        .get(p.0 as usize)
+                        .and_then(|x| x.get(i))
+                        .cloned()
+                        .ok_or_else(|| Error::invalid(format!("collective_permute from {} which does not exist", p.0))),
+                    None => Ok(Tensor::zeroed(operands[i].ty.clone())),
+                }
+            }
+            other => Err(Error::internal(format!("{} is not a collective", other.name()))),
+        })
+        .collect()
+}
