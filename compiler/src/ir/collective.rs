@@ -90,6 +90,16 @@ pub fn check_groups(groups: &[Vec<i64>], limit: i64) -> Result<(), String> {
     Ok(())
 }
 
+/// The `sdy.sharding` of a main-function argument or result: the mesh it names (resolved once the
+/// module's meshes are read) and the mesh axes each dimension is split over. A program partitioned
+/// over N devices runs as the global program once; these say how each device's piece maps into it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct ValueSharding {
+    pub mesh_name: String,
+    pub mesh: MeshAxes,
+    pub dims: DimAxes,
+}
+
 /// A Shardy mesh: named axes with sizes, row-major (the last axis varies fastest).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
 pub struct MeshAxes {

@@ -7,7 +7,7 @@ mod module;
 mod ops;
 mod types;
 
-pub use collective::{DimAxes, GroupMode, ManualComputation, MeshAxes, ReplicaGroups};
+pub use collective::{DimAxes, GroupMode, ManualComputation, MeshAxes, ReplicaGroups, ValueSharding};
 pub use literal::Literal;
 pub use module::{ArgAttrs, Function, Location, Module, Op, Region, ValueId};
 pub use ops::*;

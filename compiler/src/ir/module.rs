@@ -67,6 +67,8 @@ pub struct Region {
 pub struct ArgAttrs {
     /// `tf.aliasing_output`: the output this (donated) argument may alias.
     pub aliasing_output: Option<u32>,
+    /// `sdy.sharding` over a mesh (entry functions of partitioned programs).
+    pub sharding: Option<super::collective::ValueSharding>,
 }
 
 /// A function: its value arena, its body and its signature.
@@ -80,6 +82,8 @@ pub struct Function {
     pub body: Region,
     pub result_types: Vec<Type>,
     pub arg_attrs: Vec<ArgAttrs>,
+    /// `sdy.sharding` of each result over a mesh, when given (empty when none is).
+    pub result_shardings: Vec<Option<super::collective::ValueSharding>>,
 }
 
 impl Function {

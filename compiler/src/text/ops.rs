@@ -640,7 +640,7 @@ fn arg_attrs_from(attrs: &[(String, Attr)]) -> ArgAttrs {
         Some(Attr::Int(v, _)) if *v >= 0 && *v <= u32::MAX as i128 => Some(*v as u32),
         _ => None,
     };
-    ArgAttrs { aliasing_output }
+    ArgAttrs { aliasing_output, sharding: None }
 }
 
 pub fn type_list(ts: &[Type]) -> String {

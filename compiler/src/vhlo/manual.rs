@@ -2,7 +2,7 @@
 //! module's meshes it names, and the module-level pass that gives each manual computation its mesh.
 
 use crate::bytecode::{Attr, Properties, RawOp, Table};
-use crate::ir::{DimAxes, Function, ManualComputation, MeshAxes, Module, OpKind, Region};
+use crate::ir::{DimAxes, Function, ManualComputation, MeshAxes, Module, OpKind, Region, ValueSharding};
 use crate::{Error, Result};
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -61,7 +61,7 @@ fn strings(a: &Attr) -> Result<Vec<String>> {
 }
 
 /// One `#sdy.sharding`: its mesh's name and the axes of each dimension.
-fn tensor_sharding(a: &Attr) -> Result<(String, DimAxes)> {
+pub fn tensor_sharding(a: &Attr) -> Result<(String, DimAxes)> {
     let Attr::Dialect { dialect: "sdy", name: "tensor_sharding", fields } = a else {
         return Err(Error::invalid("expected an #sdy.sharding"));
     };
@@ -150,8 +150,43 @@ pub fn manual_computation(op: &RawOp<'_>, table: &mut Table<'_>) -> Result<Manua
     Ok(ManualComputation { mesh: MeshAxes::default(), mesh_name: mesh_name.unwrap_or_default(), in_shardings, out_shardings, manual_axes })
 }
 
-/// Gives every manual computation of the module the mesh its shardings name.
+/// The `sdy.sharding` of a function argument or result, if it names a mesh by symbol (an inline
+/// mesh is one device's: [`super::sharding::check_value_sharding`] accepts only trivial ones).
+pub fn value_sharding(dict: &Attr) -> Result<Option<ValueSharding>> {
+    match dict.dict_get("sdy.sharding") {
+        Some(s) if matches!(&**s, Attr::Dialect { fields, .. } if matches!(fields.first().map(|f| &**f), Some(Attr::SymbolRef { .. }))) => {
+            let (mesh_name, dims) = tensor_sharding(s)?;
+            Ok(Some(ValueSharding { mesh_name, mesh: MeshAxes::default(), dims }))
+        }
+        _ => Ok(None),
+    }
+}
+
+/// Gives every manual computation of the module the mesh its shardings name, and so the entry
+/// function's argument and result shardings (a sharding over a mesh this module does not keep — a
+/// program without manual computations, whose meshes [`super::sharding::check_sdy_mesh`] allows only
+/// when every axis has size 1 — splits nothing and is dropped).
 pub fn resolve_meshes(module: &mut Module, meshes: &Meshes) -> Result<()> {
+    for f in &mut module.functions {
+        let resolve = |s: &mut Option<ValueSharding>| -> Result<()> {
+            if let Some(v) = s {
+                match meshes.get(&v.mesh_name) {
+                    Some((m, true)) => v.mesh = m.clone(),
+                    Some((_, false)) => {
+                        return Err(Error::unimplemented(format!("mesh @{} with a device order other than 0..N", v.mesh_name)))
+                    }
+                    None => *s = None,
+                }
+            }
+            Ok(())
+        };
+        for a in &mut f.arg_attrs {
+            resolve(&mut a.sharding)?;
+        }
+        for r in &mut f.result_shardings {
+            resolve(r)?;
+        }
+    }
     fn region(r: &mut Region, meshes: &Meshes) -> Result<()> {
         for op in &mut r.ops {
             let name = op.kind.name();

@@ -201,6 +201,7 @@ fn build_function_named(op: &RawOp<'_>, attrs: &NamedAttrs, name: String, table:
         for (i, d) in res.iter().enumerate() {
             check_value_sharding(d, &format!("result {i}"))?;
         }
+        f.result_shardings = res.iter().map(|d| super::manual::value_sharding(d)).collect::<Result<_>>()?;
     }
     Ok(f)
 }
@@ -218,6 +219,7 @@ fn arg_attrs(attr: Option<&Attr>, n: usize) -> Result<Vec<ArgAttrs>> {
     }
     for (i, d) in dicts.iter().enumerate() {
         check_value_sharding(d, &format!("argument {i}"))?;
+        out[i].sharding = super::manual::value_sharding(d)?;
         if let Some(v) = d.dict_get("tf.aliasing_output") {
             let out_index = u32::try_from(int_value(v)?).map_err(|_| Error::invalid("tf.aliasing_output out of range"))?;
             out[i].aliasing_output = Some(out_index);

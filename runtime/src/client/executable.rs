@@ -4,6 +4,7 @@
 
 use super::compile;
 use super::fnv1a;
+use super::partition::Partitioning;
 use crate::exec::Program;
 use crate::{Error, Result};
 use apu_compiler::ir::{TensorType, Type};
@@ -35,6 +36,8 @@ pub struct Executable {
     pub options: CompileOptions,
     pub num_replicas: usize,
     pub num_partitions: usize,
+    /// How the devices' pieces map onto the global program, when it is partitioned.
+    pub partitioning: Option<Partitioning>,
     pub param_types: Vec<TensorType>,
     pub output_types: Vec<TensorType>,
     /// Per parameter: the output it may alias (`tf.aliasing_output`), i.e. donated inputs.
@@ -72,19 +75,28 @@ impl Executable {
         let compiled = compile::compile(&source.format, &source.code)?;
         let module = compiled.module;
         let entry = module.entry_function();
-        let param_types = tensor_types(&entry.param_types(), "parameter")?;
-        let output_types = tensor_types(&entry.result_types, "result")?;
+        let mut param_types = tensor_types(&entry.param_types(), "parameter")?;
+        let mut output_types = tensor_types(&entry.result_types, "result")?;
         let mut aliasing_outputs: Vec<Option<u32>> = entry.arg_attrs.iter().map(|a| a.aliasing_output).collect();
         aliasing_outputs.resize(param_types.len(), None);
         let build = options.proto.executable_build_options.as_ref();
         let num_replicas = count(build.map(|b| b.num_replicas), module.num_replicas);
         let num_partitions = count(build.map(|b| b.num_partitions), module.num_partitions);
-        if num_partitions > 1 {
-            return Err(Error::unimplemented(format!(
-                "the program is partitioned over {num_partitions} devices (SPMD); apu runs each replica on one device \
-                 and does not partition programs"
-            )));
-        }
+        // A partitioned program is the global one, run once over the devices' pieces (decision 64);
+        // what the framework sees per device are the pieces' types.
+        let partitioning = if num_partitions > 1 {
+            if num_replicas > 1 {
+                return Err(Error::unimplemented(format!(
+                    "a program with {num_replicas} replicas of {num_partitions} partitions each"
+                )));
+            }
+            let p = Partitioning::new(entry, &param_types, &output_types, num_partitions)?;
+            param_types = p.params.iter().map(|x| x.local.clone()).collect();
+            output_types = p.results.iter().map(|x| x.local.clone()).collect();
+            Some(p)
+        } else {
+            None
+        };
         // Replicas whose collectives meet must run together (`Program::run_replicated`, decision 65);
         // Execute runs each replica alone, so such programs stay refused at compile time.
         if compiled.program.launch_replicas() > 0 {
@@ -108,6 +120,7 @@ impl Executable {
             options,
             num_replicas,
             num_partitions,
+            partitioning,
             param_types,
             output_types,
             aliasing_outputs,

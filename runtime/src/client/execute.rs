@@ -195,6 +195,10 @@ impl LoadedExecutable {
             }
         }
 
+        if exe.partitioning.is_some() {
+            return self.execute_partitioned(args, targets, &donated, emit);
+        }
+
         for (d, inputs) in args.into_iter().enumerate() {
             let device = targets[d];
             for &i in &donated {
@@ -235,5 +239,112 @@ impl LoadedExecutable {
             });
         }
         Ok(())
+    }
+
+    /// A partitioned program: the devices' pieces are assembled into the global inputs, the global
+    /// program runs once on the first device's queue, and its results are cut back into pieces
+    /// (see [`super::partition`]). Every device gets its own outputs and completion event.
+    fn execute_partitioned(
+        &self,
+        args: Vec<Vec<Arc<DeviceBuffer>>>,
+        targets: &[usize],
+        donated: &[usize],
+        mut emit: impl FnMut(usize, &[BufferPromise], &Event),
+    ) -> Result<()> {
+        let exe = self.exe.clone();
+        let part = exe.partitioning.as_ref().expect("checked by the caller");
+        if args.len() != part.partitions {
+            return Err(Error::invalid(format!(
+                "{} argument lists given, {} is partitioned over {} devices",
+                args.len(),
+                exe.name,
+                part.partitions
+            )));
+        }
+        let mut outputs = Vec::with_capacity(args.len());
+        let mut dones = Vec::with_capacity(args.len());
+        for (d, inputs) in args.iter().enumerate() {
+            for &i in donated {
+                inputs[i].mark_donated();
+            }
+            let outs: Vec<BufferPromise> = exe.output_types.iter().map(|t| DeviceBuffer::pending(t.clone(), targets[d])).collect();
+            let done = Event::new();
+            emit(d, &outs, &done);
+            outputs.push(outs);
+            dones.push(CompletionGuard(done));
+        }
+        let events: Vec<Event> = args.iter().flatten().map(|b| b.ready_event().clone()).collect();
+        let ready = Event::join_all(&events);
+        let run = PartitionedRun { exe, args, donated: donated.to_vec(), outputs, dones };
+        let client = self.client.clone();
+        let device = targets[0];
+        ready.on_ready(move |outcome| match outcome {
+            Err(e) => run.finish(Err(e.clone())),
+            Ok(()) => client.device(device).queue.submit(move || {
+                let result = run.compute();
+                run.finish(result)
+            }),
+        });
+        Ok(())
+    }
+}
+
+/// A partitioned execution, moved to the first device's worker.
+struct PartitionedRun {
+    exe: Arc<Executable>,
+    args: Vec<Vec<Arc<DeviceBuffer>>>,
+    donated: Vec<usize>,
+    outputs: Vec<Vec<BufferPromise>>,
+    dones: Vec<CompletionGuard>,
+}
+
+impl PartitionedRun {
+    /// Assembles the global inputs, runs the program once, cuts the results per device.
+    fn compute(&self) -> Result<Vec<Vec<Tensor>>> {
+        let part = self.exe.partitioning.as_ref().expect("a partitioned executable");
+        let mut globals = Vec::with_capacity(part.params.len());
+        for (i, pieces) in part.params.iter().enumerate() {
+            let per_device = self.args.iter().map(|inputs| inputs[i].contents_for_consumer()).collect::<Result<Vec<_>>>()?;
+            globals.push(pieces.assemble(&per_device)?);
+        }
+        let start = Instant::now();
+        let results = self.exe.program.run(&globals)?;
+        self.exe.last_run_ns.store(start.elapsed().as_nanos().min(u64::MAX as u128 - 1) as u64, Ordering::Relaxed);
+        if results.len() != part.results.len() {
+            return Err(Error::internal(format!("the program produced {} results, expected {}", results.len(), part.results.len())));
+        }
+        let mut per_device: Vec<Vec<Tensor>> = vec![Vec::with_capacity(results.len()); part.partitions];
+        for (r, pieces) in results.iter().zip(&part.results) {
+            for (d, t) in pieces.split(r)?.into_iter().enumerate() {
+                per_device[d].push(t);
+            }
+        }
+        Ok(per_device)
+    }
+
+    fn finish(self, result: Result<Vec<Vec<Tensor>>>) {
+        for &i in &self.donated {
+            for inputs in &self.args {
+                inputs[i].release_donated();
+            }
+        }
+        match result {
+            Ok(per_device) => {
+                for ((outs, tensors), done) in self.outputs.into_iter().zip(per_device).zip(self.dones) {
+                    for (promise, t) in outs.into_iter().zip(tensors) {
+                        promise.fulfill(Ok(t));
+                    }
+                    let _ = done.0.set(Ok(()));
+                }
+            }
+            Err(e) => {
+                for (outs, done) in self.outputs.into_iter().zip(self.dones) {
+                    for promise in outs {
+                        promise.fulfill(Err(e.clone()));
+                    }
+                    let _ = done.0.set(Err(e.clone()));
+                }
+            }
+        }
     }
 }

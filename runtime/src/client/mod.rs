@@ -15,6 +15,7 @@ mod executable;
 mod execute;
 mod fingerprint;
 mod loaded;
+pub mod partition;
 mod topology;
 
 pub use device::{Device, MemorySpace, DEVICE_KIND, MEMORY_KIND, MEMORY_KIND_ID};

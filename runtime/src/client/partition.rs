@@ -1,0 +1,268 @@
+//! Programs partitioned over N devices (`num_partitions` = N > 1): what `jax.pmap` and `shard_map`
+//! send. The program is the *global* one (its manual computations run their bodies once per device
+//! themselves, decision 65), while Execute hands over one argument list per device, each holding
+//! that device's piece, and expects one result list per device. So apu runs the global program
+//! once: each global input is assembled from the devices' pieces by the argument's `sdy.sharding`,
+//! and each global result is cut into the devices' pieces by the result's sharding (decision 64).
+//! On one host this costs one copy per piece and nothing else; no partitioner is needed.
+//!
+//! Partition p is mesh position p (the readers accept only meshes whose device order is 0..N). A
+//! dimension split over mesh axes (a, b) has size(a)*size(b) pieces, and partition p holds piece
+//! `coord_a(p) * size(b) + coord_b(p)`; along the axes a value is not split over, partitions hold
+//! copies, and the one at coordinate 0 is the copy read when assembling.
+
+use crate::{Error, Result, Tensor};
+use apu_compiler::ir::{Function, TensorType, ValueSharding};
+
+/// How one argument or result of the global program maps onto the devices.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pieces {
+    pub global: TensorType,
+    /// The type of each device's piece.
+    pub local: TensorType,
+    /// Per partition: where its piece starts in the global value, per dimension.
+    pub offsets: Vec<Vec<i64>>,
+    /// Per partition: whether its piece is the one read when assembling (first of its copies).
+    pub first: Vec<bool>,
+}
+
+/// The pieces of every parameter and result of a partitioned program.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Partitioning {
+    pub partitions: usize,
+    pub params: Vec<Pieces>,
+    pub results: Vec<Pieces>,
+}
+
+impl Partitioning {
+    /// From the entry function's shardings (absent: replicated on every device).
+    pub fn new(entry: &Function, params: &[TensorType], results: &[TensorType], partitions: usize) -> Result<Partitioning> {
+        let param_shardings = entry.arg_attrs.iter().map(|a| a.sharding.as_ref());
+        let params = params
+            .iter()
+            .enumerate()
+            .zip(param_shardings.chain(std::iter::repeat(None)))
+            .map(|((i, t), s)| Pieces::new(t, s, partitions, &format!("parameter {i}")))
+            .collect::<Result<Vec<_>>>()?;
+        let result_shardings = entry.result_shardings.iter().map(Option::as_ref);
+        let results = results
+            .iter()
+            .enumerate()
+            .zip(result_shardings.chain(std::iter::repeat(None)))
+            .map(|((i, t), s)| Pieces::new(t, s, partitions, &format!("result {i}")))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Partitioning { partitions, params, results })
+    }
+}
+
+impl Pieces {
+    pub fn new(global: &TensorType, sharding: Option<&ValueSharding>, partitions: usize, what: &str) -> Result<Pieces> {
+        let n = partitions as i64;
+        let Some(s) = sharding else {
+            return Ok(Pieces {
+                global: global.clone(),
+                local: global.clone(),
+                offsets: vec![vec![0; global.rank()]; partitions],
+                first: (0..partitions).map(|p| p == 0).collect(),
+            });
+        };
+        let mesh = &s.mesh;
+        if mesh.size() != n {
+            return Err(Error::unimplemented(format!(
+                "{what} is sharded over mesh @{} of {} devices, but the program is partitioned over {n}",
+                s.mesh_name,
+                mesh.size()
+            )));
+        }
+        if s.dims.len() != global.rank() {
+            return Err(Error::invalid(format!("{what}: a sharding of rank {} for {global}", s.dims.len())));
+        }
+        let mut local = global.shape.clone();
+        for (d, axes) in s.dims.iter().enumerate() {
+            let mut count = 1;
+            for a in axes {
+                let i = mesh.axis(a).ok_or_else(|| {
+                    Error::invalid(format!("{what}: sharding names axis \"{a}\", which mesh @{} lacks", s.mesh_name))
+                })?;
+                count *= mesh.axes[i].1;
+            }
+            if count == 0 || global.shape[d] % count != 0 {
+                return Err(Error::unimplemented(format!(
+                    "{what} ({global}): dimension {d} of size {} does not split evenly into {count} pieces",
+                    global.shape[d]
+                ))
+                .tensor(global));
+            }
+            local[d] = global.shape[d] / count;
+        }
+        let mut offsets = Vec::with_capacity(partitions);
+        let mut first = Vec::with_capacity(partitions);
+        for p in 0..n {
+            let c = mesh.coords(p);
+            let offset = s
+                .dims
+                .iter()
+                .enumerate()
+                .map(|(d, axes)| {
+                    let index = axes.iter().fold(0, |index, a| {
+                        let i = mesh.axis(a).unwrap_or(0);
+                        index * mesh.axes[i].1 + c[i]
+                    });
+                    index * local[d]
+                })
+                .collect();
+            offsets.push(offset);
+            let used = |name: &str| s.dims.iter().flatten().any(|a| a == name);
+            first.push(mesh.axes.iter().enumerate().all(|(i, (name, _))| used(name) || c[i] == 0));
+        }
+        Ok(Pieces { global: global.clone(), local: TensorType::new(local, global.elem), offsets, first })
+    }
+
+    fn is_whole(&self) -> bool {
+        self.local.shape == self.global.shape
+    }
+
+    /// The global value from the devices' pieces (`pieces[p]` is partition p's).
+    pub fn assemble(&self, pieces: &[Tensor]) -> Result<Tensor> {
+        if self.is_whole() {
+            return Ok(pieces[0].clone());
+        }
+        let mut bytes = vec![0u8; self.global.byte_size()];
+        for (p, piece) in pieces.iter().enumerate() {
+            if self.first[p] {
+                let src = piece.bytes();
+                for_each_row(&self.global.shape, &self.local.shape, &self.offsets[p], self.elem_size(), |g, b, n| {
+                    bytes[g..g + n].copy_from_slice(&src[b..b + n])
+                });
+            }
+        }
+        Ok(Tensor::from_bytes(self.global.clone(), &bytes)?)
+    }
+
+    /// The devices' pieces of a global value.
+    pub fn split(&self, global: &Tensor) -> Result<Vec<Tensor>> {
+        if self.is_whole() {
+            return Ok(vec![global.clone(); self.offsets.len()]);
+        }
+        self.offsets
+            .iter()
+            .map(|offset| {
+                let mut bytes = vec![0u8; self.local.byte_size()];
+                let src = global.bytes();
+                for_each_row(&self.global.shape, &self.local.shape, offset, self.elem_size(), |g, b, n| {
+                    bytes[b..b + n].copy_from_slice(&src[g..g + n])
+                });
+                Ok(Tensor::from_bytes(self.local.clone(), &bytes)?)
+            })
+            .collect()
+    }
+
+    fn elem_size(&self) -> usize {
+        let n = self.global.num_elements();
+        if n == 0 {
+            0
+        } else {
+            self.global.byte_size() / n
+        }
+    }
+}
+
+/// Calls `f(global_byte, block_byte, bytes)` for each row of a block of shape `local` at `offset` in
+/// a row-major value of shape `global` (a row: the block's last dimension, contiguous on both sides).
+fn for_each_row(global: &[i64], local: &[i64], offset: &[i64], elem: usize, mut f: impl FnMut(usize, usize, usize)) {
+    let rank = global.len();
+    if local.iter().any(|&d| d == 0) || elem == 0 {
+        return;
+    }
+    if rank == 0 {
+        return f(0, 0, elem);
+    }
+    let mut strides = vec![1i64; rank];
+    for d in (0..rank - 1).rev() {
+        strides[d] = strides[d + 1] * global[d + 1];
+    }
+    let row = local[rank - 1] as usize * elem;
+    let rows: i64 = local[..rank - 1].iter().product();
+    let mut index = vec![0i64; rank - 1];
+    for r in 0..rows as usize {
+        let start: i64 = (0..rank).map(|d| (offset[d] + if d < rank - 1 { index[d] } else { 0 }) * strides[d]).sum();
+        f(start as usize * elem, r * row, row);
+        for d in (0..rank - 1).rev() {
+            index[d] += 1;
+            if index[d] < local[d] {
+                break;
+            }
+            index[d] = 0;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use apu_compiler::ir::{ElementType, MeshAxes};
+
+    fn mesh(axes: &[(&str, i64)]) -> MeshAxes {
+        MeshAxes { axes: axes.iter().map(|(n, s)| (n.to_string(), *s)).collect(), ..Default::default() }
+    }
+
+    fn f32s(shape: &[i64], values: impl IntoIterator<Item = f32>) -> Tensor {
+        let bytes: Vec<u8> = values.into_iter().flat_map(f32::to_le_bytes).collect();
+        Tensor::from_bytes(TensorType::new(shape.to_vec(), ElementType::F32), &bytes).unwrap()
+    }
+
+    fn values(t: &Tensor) -> Vec<f32> {
+        t.bytes().chunks(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect()
+    }
+
+    fn sharding(m: MeshAxes, dims: &[&[&str]]) -> ValueSharding {
+        ValueSharding {
+            mesh_name: "mesh".into(),
+            mesh: m,
+            dims: dims.iter().map(|d| d.iter().map(|s| s.to_string()).collect()).collect(),
+        }
+    }
+
+    #[test]
+    fn a_2d_mesh_splits_rows_and_columns_and_assembles_back() {
+        // 4x6 over mesh x=2, y=2: rows over x, columns over y; partition p = 2 * x + y.
+        let t = TensorType::new(vec![4, 6], ElementType::F32);
+        let s = sharding(mesh(&[("x", 2), ("y", 2)]), &[&["x"], &["y"]]);
+        let p = Pieces::new(&t, Some(&s), 4, "parameter 0").unwrap();
+        assert_eq!(p.local.shape, vec![2, 3]);
+        assert_eq!(p.offsets, vec![vec![0, 0], vec![0, 3], vec![2, 0], vec![2, 3]]);
+        let global = f32s(&[4, 6], (0..24).map(|v| v as f32));
+        let pieces = p.split(&global).unwrap();
+        assert_eq!(values(&pieces[1]), vec![3., 4., 5., 9., 10., 11.]);
+        assert_eq!(values(&pieces[2]), vec![12., 13., 14., 18., 19., 20.]);
+        assert_eq!(values(&p.assemble(&pieces).unwrap()), values(&global));
+    }
+
+    #[test]
+    fn values_replicated_over_an_axis_are_read_from_its_first_coordinate() {
+        // Rows over y only: partitions (x=1, *) hold copies of (x=0, *), which are the ones read.
+        let t = TensorType::new(vec![4], ElementType::F32);
+        let s = sharding(mesh(&[("x", 2), ("y", 2)]), &[&["y"]]);
+        let p = Pieces::new(&t, Some(&s), 4, "parameter 0").unwrap();
+        assert_eq!(p.first, vec![true, true, false, false]);
+        let pieces = vec![f32s(&[2], [1., 2.]), f32s(&[2], [3., 4.]), f32s(&[2], [9., 9.]), f32s(&[2], [9., 9.])];
+        assert_eq!(values(&p.assemble(&pieces).unwrap()), vec![1., 2., 3., 4.]);
+        // Two axes on one dimension: the first named varies slowest.
+        let s = sharding(mesh(&[("x", 2), ("y", 2)]), &[&["y", "x"]]);
+        let p = Pieces::new(&TensorType::new(vec![8], ElementType::F32), Some(&s), 4, "p").unwrap();
+        assert_eq!(p.offsets, vec![vec![0], vec![4], vec![2], vec![6]]);
+    }
+
+    #[test]
+    fn unsharded_values_are_whole_on_every_device_and_uneven_splits_are_refused() {
+        let t = TensorType::new(vec![3], ElementType::F32);
+        let p = Pieces::new(&t, None, 2, "result 0").unwrap();
+        let g = f32s(&[3], [1., 2., 3.]);
+        assert_eq!(p.split(&g).unwrap().len(), 2);
+        let s = sharding(mesh(&[("x", 2)]), &[&["x"]]);
+        let e = Pieces::new(&t, Some(&s), 2, "result 0").unwrap_err().to_string();
+        assert!(e.contains("does not split evenly"), "{e}");
+        let e = Pieces::new(&t, Some(&s), 4, "result 0").unwrap_err().to_string();
+        assert!(e.contains("partitioned over 4"), "{e}");
+    }
+}
