@@ -345,20 +345,32 @@ fn client_with_devices(n: i64) -> Client {
 }
 
 #[test]
-fn partitioned_programs_are_refused_at_compile_time() {
+fn partitioned_programs_compile_onto_as_many_devices_and_no_more() {
+    // Partitioned programs run since decision 64 (this test asserted their refusal before); one with
+    // no shardings is replicated: every device gets the whole result (runtime/tests/partitioned_execute.rs
+    // runs sharded ones).
     let client = client_with_devices(2);
     // executable_build_options { num_partitions: 2 }
     let options = [(3 << 3) | 2, 2, 5 << 3, 2];
+    let exe = client
+        .compile("mlir", &fixture("donate.vhlo_v1_0_0.mlirbc"), &options)
+        .unwrap();
+    exe.with_executable(|e| {
+        let mut p = args!(PJRT_Executable_NumPartitions_Args { executable: e });
+        call!(PJRT_Executable_NumPartitions, &mut p).unwrap();
+        assert_eq!(p.num_partitions, 2);
+    });
+    let mut ad = args!(PJRT_LoadedExecutable_AddressableDevices_Args { executable: exe.0 });
+    call!(PJRT_LoadedExecutable_AddressableDevices, &mut ad).unwrap();
+    assert_eq!(ad.num_addressable_devices, 2);
+    // Four partitions on two devices: an error naming both counts, not a wrap-around.
+    let options = [(3 << 3) | 2, 2, 5 << 3, 4];
     let e = client
         .compile("mlir", &fixture("donate.vhlo_v1_0_0.mlirbc"), &options)
         .err()
         .unwrap();
-    assert_eq!(e.code, PJRT_Error_Code_UNIMPLEMENTED);
-    assert!(
-        e.message.contains("partitioned over 2 devices"),
-        "{}",
-        e.message
-    );
+    assert_eq!(e.code, PJRT_Error_Code_INVALID_ARGUMENT);
+    assert!(e.message.contains("need 4 devices; the client has 2"), "{}", e.message);
 }
 
 #[test]

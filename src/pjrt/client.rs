@@ -331,7 +331,7 @@ pub(crate) unsafe extern "C" fn client_default_device_assignment(
         let out = unsafe { std::slice::from_raw_parts_mut(out.as_ptr() as *mut i32, out.len()) };
         for (slot, id) in out
             .iter_mut()
-            .zip(model::default_assignment(replicas, partitions, c.state.devices.len()).concat())
+            .zip(model::default_assignment(replicas, partitions, c.state.devices.len())?.concat())
         {
             *slot = id as i32;
         }

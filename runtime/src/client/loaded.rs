@@ -46,7 +46,7 @@ impl LoadedExecutable {
                     })?;
                     vec![vec![d]]
                 }
-                _ => default_assignment(replicas, partitions, n),
+                _ => default_assignment(replicas, partitions, n)?,
             },
         };
         let device_indices: Vec<usize> = assignment.concat();

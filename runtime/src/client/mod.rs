@@ -90,13 +90,18 @@ pub fn device_count(requested: Option<(i64, String)>) -> Result<usize> {
     }
 }
 
-/// Replica-major assignment of consecutive device ids. With fewer devices than
-/// replicas × partitions the ids wrap around: apu runs the extra replicas on the same virtual
-/// devices, one after the other.
-pub fn default_assignment(num_replicas: usize, num_partitions: usize, num_devices: usize) -> Vec<Vec<usize>> {
-    (0..num_replicas)
-        .map(|r| (0..num_partitions).map(|p| (r * num_partitions + p) % num_devices.max(1)).collect())
-        .collect()
+/// Replica-major assignment of consecutive device ids. Fewer devices than replicas × partitions
+/// is an error, as in XLA: wrapping around would put two partitions, whose collectives must meet,
+/// on one device (issue 33).
+pub fn default_assignment(num_replicas: usize, num_partitions: usize, num_devices: usize) -> Result<Vec<Vec<usize>>> {
+    let needed = num_replicas * num_partitions;
+    if needed > num_devices {
+        return Err(Error::invalid(format!(
+            "{num_replicas} replica(s) x {num_partitions} partition(s) need {needed} devices; the client has {num_devices} \
+             (apu's device count comes from APU_NUM_DEVICES or the create option num_devices)"
+        )));
+    }
+    Ok((0..num_replicas).map(|r| (0..num_partitions).map(|p| r * num_partitions + p).collect()).collect())
 }
 
 #[cfg(test)]
@@ -104,10 +109,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn default_assignment_is_replica_major_and_wraps() {
-        assert_eq!(default_assignment(2, 1, 4), vec![vec![0], vec![1]]);
-        assert_eq!(default_assignment(2, 2, 4), vec![vec![0, 1], vec![2, 3]]);
-        assert_eq!(default_assignment(3, 1, 2), vec![vec![0], vec![1], vec![0]]);
+    fn default_assignment_is_replica_major_and_never_wraps() {
+        assert_eq!(default_assignment(2, 1, 4).unwrap(), vec![vec![0], vec![1]]);
+        assert_eq!(default_assignment(2, 2, 4).unwrap(), vec![vec![0, 1], vec![2, 3]]);
+        // Was wrap-around ([[0], [1], [0]]) before partitioned programs ran: now an error naming the counts.
+        let e = default_assignment(3, 1, 2).unwrap_err();
+        assert_eq!(e.code, crate::Code::InvalidArgument);
+        assert!(e.message.contains("need 3 devices; the client has 2"), "{}", e.message);
     }
 
     #[test]
