@@ -25,6 +25,9 @@ pub(crate) struct ExecutableView {
     output_memory_kind_sizes: Vec<usize>,
     param_memory_kinds: Vec<*const c_char>,
     param_memory_kind_sizes: Vec<usize>,
+    /// The Shardings extension's answers for a partitioned program (None: one device, NULL arrays).
+    pub param_shardings: Option<super::shardings::ShardingList>,
+    pub output_shardings: Option<super::shardings::ShardingList>,
     /// GetCostAnalysis's answer, estimated on first request (`apu_compiler::cost`).
     cost: OnceLock<NamedValues>,
 }
@@ -55,6 +58,8 @@ impl ExecutableView {
             param_memory_kinds: vec![kind; params.len()],
             param_memory_kind_sizes: vec![MEMORY_KIND.len(); params.len()],
             cost: OnceLock::new(),
+            param_shardings: model.partitioning.as_ref().map(|p| super::shardings::ShardingList::new(&p.params)),
+            output_shardings: model.partitioning.as_ref().map(|p| super::shardings::ShardingList::new(&p.results)),
             model,
         })
     }

@@ -1,10 +1,15 @@
-//! The Shardings extension. apu runs every program unpartitioned on one device, so it has no
-//! shardings to report and says so with NULL arrays. Without this extension, clients look for
-//! output shardings by fetching `PJRT_Executable_OptimizedProgram` and compiling that text to HLO
-//! after every compile, only to find none.
+//! The Shardings extension. A program on one device has no shardings to report and says so with
+//! NULL arrays (without this extension, clients look for output shardings by fetching
+//! `PJRT_Executable_OptimizedProgram` and compiling that text to HLO after every compile, only to
+//! find none). A partitioned program (decision 64) reports, per parameter and output, the
+//! `xla.OpSharding` of its pieces: JAX takes the shardings of arguments and results it left
+//! unspecified from here (jax/_src/interpreters/pxla.py, `_get_in_shardings_from_xla` /
+//! `get_out_shardings_from_executable`, jax 0.10.2-0.12).
 
 use super::executable::ExecutableHandle;
 use super::guard::{args_min_size, entry, handle};
+use apu_runtime::client::partition::Pieces;
+use std::os::raw::c_char;
 use apu_pjrt_api::*;
 
 args_min_size! {
@@ -18,8 +23,7 @@ pub(crate) unsafe extern "C" fn executable_parameter_shardings(
     entry("PJRT_Shardings_PJRT_Executable_ParameterShardings", args, |a| {
         let e = &unsafe { handle::<_, ExecutableHandle>(a.executable, "executable")? }.exe;
         a.num_parameters = e.param_types.len();
-        a.shardings = std::ptr::null();
-        a.sharding_sizes = std::ptr::null();
+        (a.shardings, a.sharding_sizes) = e.param_shardings.as_ref().map_or((std::ptr::null(), std::ptr::null()), |l| l.pointers());
         Ok(())
     })
 }
@@ -30,8 +34,120 @@ pub(crate) unsafe extern "C" fn executable_output_shardings(
     entry("PJRT_Shardings_PJRT_Executable_OutputShardings", args, |a| {
         let e = &unsafe { handle::<_, ExecutableHandle>(a.executable, "executable")? }.exe;
         a.num_outputs = e.output_types.len();
-        a.shardings = std::ptr::null();
-        a.sharding_sizes = std::ptr::null();
+        (a.shardings, a.sharding_sizes) = e.output_shardings.as_ref().map_or((std::ptr::null(), std::ptr::null()), |l| l.pointers());
         Ok(())
     })
+}
+
+/// Serialized `xla.OpSharding`s with the C arrays pointing at them.
+pub(crate) struct ShardingList {
+    bytes: Vec<Vec<u8>>,
+    ptrs: Vec<*const c_char>,
+    sizes: Vec<usize>,
+}
+
+// SAFETY: the pointers point into `bytes`, which is never mutated after construction.
+unsafe impl Send for ShardingList {}
+unsafe impl Sync for ShardingList {}
+
+impl ShardingList {
+    pub fn new(pieces: &[Pieces]) -> ShardingList {
+        let bytes: Vec<Vec<u8>> = pieces.iter().map(op_sharding).collect();
+        let ptrs = bytes.iter().map(|b| b.as_ptr() as *const c_char).collect();
+        let sizes = bytes.iter().map(Vec::len).collect();
+        ShardingList { bytes, ptrs, sizes }
+    }
+
+    fn pointers(&self) -> (*const *const c_char, *const usize) {
+        debug_assert_eq!(self.ptrs.len(), self.bytes.len());
+        (self.ptrs.as_ptr(), self.sizes.as_ptr())
+    }
+}
+
+/// The `xla.OpSharding` of a value's pieces: REPLICATED when every device holds the whole value;
+/// else OTHER with one tile per piece (tile grid = pieces per dimension, plus a last dimension of
+/// copies when pieces are replicated), whose devices are partition numbers, as in XLA.
+pub(crate) fn op_sharding(p: &Pieces) -> Vec<u8> {
+    let n = p.offsets.len();
+    let counts: Vec<i64> = p.global.shape.iter().zip(&p.local.shape).map(|(g, l)| if *l == 0 { 1 } else { g / l }).collect();
+    let tiles: i64 = counts.iter().product();
+    let mut out = Vec::new();
+    if tiles == 1 {
+        return out; // type REPLICATED is 0, proto3's default: nothing to write
+    }
+    let copies = n as i64 / tiles.max(1);
+    // Partitions of each tile, in partition order; tiles in row-major order.
+    let mut by_tile: Vec<Vec<i64>> = vec![Vec::new(); tiles as usize];
+    for (partition, offset) in p.offsets.iter().enumerate() {
+        let tile = offset
+            .iter()
+            .zip(&p.local.shape)
+            .zip(&counts)
+            .fold(0, |t, ((o, l), c)| t * c + if *l == 0 { 0 } else { o / l });
+        by_tile[tile as usize].push(partition as i64);
+    }
+    let mut dims = counts.clone();
+    if copies > 1 {
+        dims.push(copies);
+    }
+    let devices: Vec<i64> = by_tile.into_iter().flatten().collect();
+    field_varint(&mut out, 1, 3); // type OTHER
+    packed(&mut out, 3, &dims); // tile_assignment_dimensions
+    packed(&mut out, 4, &devices); // tile_assignment_devices
+    if copies > 1 {
+        field_varint(&mut out, 6, 1); // replicate_on_last_tile_dim
+    }
+    out
+}
+
+fn varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push(v as u8 | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn field_varint(out: &mut Vec<u8>, field: u64, v: u64) {
+    varint(out, field << 3);
+    varint(out, v);
+}
+
+fn packed(out: &mut Vec<u8>, field: u64, values: &[i64]) {
+    let mut body = Vec::new();
+    for &v in values {
+        varint(&mut body, v as u64);
+    }
+    varint(out, field << 3 | 2);
+    varint(out, body.len() as u64);
+    out.extend(body);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use apu_compiler::ir::{ElementType, MeshAxes, TensorType, ValueSharding};
+
+    fn pieces(shape: &[i64], mesh: &[(&str, i64)], dims: &[&[&str]]) -> Pieces {
+        let s = ValueSharding {
+            mesh_name: "mesh".into(),
+            mesh: MeshAxes { axes: mesh.iter().map(|(n, s)| (n.to_string(), *s)).collect(), ..Default::default() },
+            dims: dims.iter().map(|d| d.iter().map(|x| x.to_string()).collect()).collect(),
+        };
+        let n = mesh.iter().map(|m| m.1).product::<i64>() as usize;
+        Pieces::new(&TensorType::new(shape.to_vec(), ElementType::F32), Some(&s), n, "v").unwrap()
+    }
+
+    #[test]
+    fn op_shardings_name_tiles_by_partition() {
+        // Rows over x=4: tiles [4], devices 0..4.
+        assert_eq!(op_sharding(&pieces(&[8, 3], &[("x", 4)], &[&["x"], &[]])), vec![8, 3, 26, 2, 4, 1, 34, 4, 0, 1, 2, 3]);
+        // Replicated over the whole mesh: REPLICATED (all defaults).
+        assert!(op_sharding(&pieces(&[8], &[("x", 4)], &[&[]])).is_empty());
+        // Columns over y of a 2x2 mesh, copies over x: tiles [1, 2] + 2 copies; tile 0 holds partitions 0 and 2.
+        assert_eq!(
+            op_sharding(&pieces(&[2, 4], &[("x", 2), ("y", 2)], &[&[], &["y"]])),
+            vec![8, 3, 26, 3, 1, 2, 2, 34, 4, 0, 2, 1, 3, 48, 1]
+        );
+    }
 }
