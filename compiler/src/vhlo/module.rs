@@ -76,9 +76,11 @@ pub fn build_module(top: &[RawOp<'_>], table: &mut Table<'_>) -> Result<Module> 
     let [region] = module_op.regions.as_slice() else {
         return Err(Error::invalid("builtin.module must have one region"));
     };
-    // A program with manual computations (shard_map, pmap) needs its meshes; any other program
+    // A program with manual computations (shard_map, pmap) needs its meshes, and so does one
+    // partitioned over several devices (a jit over NamedShardings: the global program, whose argument
+    // and result shardings say how the devices' pieces map onto it, decision 64); any other program
     // keeps refusing real meshes (decision 65).
-    let manual = super::manual::has_manual_computation(module_op);
+    let manual = super::manual::has_manual_computation(module_op) || module.num_partitions > 1;
     let mut meshes = super::manual::Meshes::new();
     for block in &region.blocks {
         for op in &block.ops {

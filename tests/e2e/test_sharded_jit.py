@@ -1,0 +1,49 @@
+"""jit over NamedShardings on 4 devices of the platform under test against JAX's CPU backend with 4 devices
+(decision 64): the global program runs once over the devices' pieces. Inputs sharded and replicated, a 2-D mesh,
+an output sharding asked for, a data-parallel gradient step. Results must be equal, live on the platform's devices
+and keep the shardings asked for.
+
+Each case runs in a fresh interpreter: the device counts are read once per process."""
+
+import json
+
+import numpy as np
+import pytest
+
+ENV = {"APU_NUM_DEVICES": "4", "XLA_FLAGS": "--xla_force_host_platform_device_count=4"}
+
+SCRIPT = """
+import json, jax, jax.numpy as jnp, numpy as np
+from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+
+def run(platform):
+    devs = np.array(jax.devices(platform)[:4])
+    assert len(devs) == 4, devs
+    mesh, mesh2 = Mesh(devs, ("x",)), Mesh(devs.reshape(2, 2), ("a", "b"))
+    x = jax.device_put(np.arange(32, dtype=np.float32).reshape(8, 4) % 5, NamedSharding(mesh, P("x")))
+    w = jax.device_put(np.linspace(-1, 1, 12, dtype=np.float32).reshape(4, 3), NamedSharding(mesh, P()))
+    y = jax.jit(lambda x, w: jnp.tanh(x @ w) + x.sum())(x, w)
+    z = jax.jit(lambda x: x * 2 + 1, out_shardings=NamedSharding(mesh2, P("a", "b")))(x)
+    loss = lambda w, x: ((x @ w) ** 2).mean()
+    g = jax.jit(jax.grad(loss), out_shardings=NamedSharding(mesh, P()))(w, x)
+    m = jax.jit(lambda x: x @ x.T, in_shardings=NamedSharding(mesh2, P("a", "b")))(np.asarray(x))
+    outs = [y, z, g, m]
+    return ([np.asarray(o).tolist() for o in outs], [sorted(str(d) for d in o.devices()) for o in outs],
+            [str(d) for d in devs], str(z.sharding.spec), [len(o.addressable_shards) for o in outs])
+
+got, where, devs, zspec, nshards = run(PLATFORM)
+want, _, _, zspec_cpu, _ = run("cpu")
+print(json.dumps({"got": got, "want": want, "where": where, "devs": devs, "zspec": [zspec, zspec_cpu], "nshards": nshards}))
+"""
+
+
+def test_sharded_jit_matches_cpu_on_four_devices(run_python, platform):
+    proc = run_python(f"PLATFORM = {platform!r}\n" + SCRIPT, env=ENV)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    info = json.loads(proc.stdout.strip().splitlines()[-1])
+    for got, want in zip(info["got"], info["want"]):
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-5, atol=1e-5)
+    for where in info["where"]:
+        assert set(where) == set(info["devs"]), (where, info["devs"])
+    assert info["zspec"][0] == info["zspec"][1], info["zspec"]
+    assert info["nshards"] == [4, 4, 4, 4], info["nshards"]
