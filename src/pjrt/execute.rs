@@ -201,8 +201,10 @@ mod tests {
     /// A failed input travels to the outputs and the completion event as an error.
     #[test]
     fn input_errors_reach_outputs_and_completion() {
-        let (_state, loaded, _, x_promise, x) = donate_with_pending_x();
-        let list = [x, x];
+        let (state, loaded, ty, x_promise, x) = donate_with_pending_x();
+        // The second argument is another buffer: passing the donated x twice is refused up front.
+        let y = BufferHandle::into_raw(state.clone(), DeviceBuffer::ready(Tensor::from_bytes(ty, &f32s(&[1.0; 8])).unwrap(), 0));
+        let list = [x, y];
         let (out, done) = execute_raw(loaded, list);
         x_promise.fulfill(Err(apu_runtime::Error::invalid("upload failed")));
         let completion = unsafe { &*(done as *const EventHandle) }.event.clone();
@@ -211,6 +213,7 @@ mod tests {
         assert!(output.wait_tensor().is_err());
         unsafe {
             drop(Box::from_raw(x as *mut BufferHandle));
+            drop(Box::from_raw(y as *mut BufferHandle));
             drop(Box::from_raw(out as *mut BufferHandle));
             drop(Box::from_raw(done as *mut EventHandle));
             drop(Box::from_raw(loaded as *mut LoadedHandle));
