@@ -58,7 +58,9 @@ impl Partitioning {
 impl Pieces {
     pub fn new(global: &TensorType, sharding: Option<&ValueSharding>, partitions: usize, what: &str) -> Result<Pieces> {
         let n = partitions as i64;
-        let Some(s) = sharding else {
+        // No sharding, or one that splits no dimension (JAX writes `<@empty_mesh, [{}, {}]>` for
+        // replicated values): the whole value on every device, whatever mesh it names.
+        let Some(s) = sharding.filter(|s| s.dims.iter().any(|axes| !axes.is_empty())) else {
             return Ok(Pieces {
                 global: global.clone(),
                 local: global.clone(),
@@ -264,5 +266,9 @@ mod tests {
         assert!(e.contains("does not split evenly"), "{e}");
         let e = Pieces::new(&t, Some(&s), 4, "result 0").unwrap_err().to_string();
         assert!(e.contains("partitioned over 4"), "{e}");
+        // A sharding that splits nothing is replicated, even over a mesh of another size (JAX's empty mesh).
+        let empty = sharding(mesh(&[]), &[&[]]);
+        let p = Pieces::new(&t, Some(&empty), 4, "parameter 0").unwrap();
+        assert_eq!((p.local.shape.clone(), p.first.clone()), (vec![3], vec![true, false, false, false]));
     }
 }
