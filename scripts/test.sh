@@ -4,6 +4,10 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
+# Incremental compilation state is only worth its disk (~2 GB for the test binaries) when the same tree is
+# rebuilt again and again; a test run builds each crate once (decision 69).
+export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
+
 lib="$(build_library)"
 
 # Differential oracle and ABI references, fetched once into $APU_CACHE (never committed): XLA's own CPU PJRT
