@@ -79,6 +79,9 @@ def workloads(r, quick):
     items += [
         (f"sum of {big:.0e}".replace("e+0", "e"), jnp.sum, (r.standard_normal(big, f32),)),
         ("sum over last axis, 4096x4096", lambda x: jnp.sum(x, axis=-1), (r.standard_normal((4096, 4096), f32),)),
+        # BatchNorm's statistics on NHWC: a sum over the outer axes (a column reduce of 16K rows).
+        ("sum over N,H,W, 16x32x32x64", lambda x: jnp.sum(x, axis=(0, 1, 2)),
+         (r.standard_normal((16, 32, 32, 64), f32),)),
         ("softmax 1024x1024", softmax, (r.standard_normal((1024, 1024), f32),)),
         ("matmul 256", jnp.matmul, (r.standard_normal((256, 256), f32), r.standard_normal((256, 256), f32))),
         ("matmul 1024", jnp.matmul, (r.standard_normal((1024, 1024), f32), r.standard_normal((1024, 1024), f32))),
