@@ -335,6 +335,9 @@ typedef void (*TF_OpKernelConstruction_GetAttrSize_Fn)(TF_OpKernelConstruction* 
                                                        TF_Status* status);
 typedef void (*TF_OpKernelConstruction_GetAttrString_Fn)(TF_OpKernelConstruction* ctx, const char* attr_name,
                                                          char* val, size_t max_length, TF_Status* status);
+typedef void (*TF_OpKernelConstruction_GetAttrInt64_Fn)(TF_OpKernelConstruction* ctx,
+                                                        const char* attr_name, int64_t* val,
+                                                        TF_Status* status);
 typedef void (*TF_OpKernelConstruction_GetAttrInt64List_Fn)(TF_OpKernelConstruction* ctx,
                                                             const char* attr_name, int64_t* vals,
                                                             int max_vals, TF_Status* status);

@@ -867,6 +867,14 @@ pub type TF_OpKernelConstruction_GetAttrString_Fn = ::std::option::Option<
         status: *mut TF_Status,
     ),
 >;
+pub type TF_OpKernelConstruction_GetAttrInt64_Fn = ::std::option::Option<
+    unsafe extern "C" fn(
+        ctx: *mut TF_OpKernelConstruction,
+        attr_name: *const ::std::os::raw::c_char,
+        val: *mut i64,
+        status: *mut TF_Status,
+    ),
+>;
 pub type TF_OpKernelConstruction_GetAttrInt64List_Fn = ::std::option::Option<
     unsafe extern "C" fn(
         ctx: *mut TF_OpKernelConstruction,

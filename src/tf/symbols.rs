@@ -105,6 +105,7 @@ tf_functions! {
     get_attr_size: TF_OpKernelConstruction_GetAttrSize_Fn = c"TF_OpKernelConstruction_GetAttrSize",
     get_attr_string: TF_OpKernelConstruction_GetAttrString_Fn = c"TF_OpKernelConstruction_GetAttrString",
     get_attr_int32_list: TF_OpKernelConstruction_GetAttrInt32List_Fn = c"TF_OpKernelConstruction_GetAttrInt32List",
+    get_attr_int64: TF_OpKernelConstruction_GetAttrInt64_Fn = c"TF_OpKernelConstruction_GetAttrInt64",
     num_inputs: TF_NumInputs_Fn = c"TF_NumInputs",
     num_outputs: TF_NumOutputs_Fn = c"TF_NumOutputs",
     get_input: TF_GetInput_Fn = c"TF_GetInput",

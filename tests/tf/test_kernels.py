@@ -111,6 +111,45 @@ CASES = [
     ("Cast i64->i32", lambda x: raw.Cast(x=x, DstT=tf.int32), [tf.constant(np.arange(-5, 5, dtype=np.int64))], 0),
     ("Cast bool->f32", lambda x: raw.Cast(x=x, DstT=tf.float32), [tf.constant([True, False, True])], 0),
     ("Cast bool->i32", lambda x: raw.Cast(x=x, DstT=tf.int32), [tf.constant([True, False, True])], 0),
+    # The training-step kernels (decision 70): gradients, slicing, stacking, splitting, gathering.
+    ("Prod", lambda x: raw.Prod(input=x, axis=tf.constant([1])), [f32(3, 4, low=0.5, high=1.5)], 1e-5),
+    ("Prod int64 axes", lambda x: raw.Prod(input=x, axis=tf.constant([0], tf.int64), keep_dims=True), [f32(3, 4, low=0.5, high=1.5)], 1e-5),
+    ("FloorMod", lambda x, y: raw.FloorMod(x=x, y=y), [f32(3, 5, low=-7, high=7), tf.constant([2.5, -1.5, 3.0, -4.0, 0.75])], 1e-5),
+    ("Conv2DBackpropInput SAME", lambda w, dy: raw.Conv2DBackpropInput(input_sizes=tf.constant([2, 5, 5, 3]), filter=w, out_backprop=dy, strides=[1, 1, 1, 1], padding="SAME"), [f32(3, 3, 3, 4), f32(2, 5, 5, 4)], 1e-5),
+    ("Conv2DBackpropInput VALID strided", lambda w, dy: raw.Conv2DBackpropInput(input_sizes=tf.constant([1, 7, 6, 2]), filter=w, out_backprop=dy, strides=[1, 2, 2, 1], padding="VALID"), [f32(3, 2, 2, 3), f32(1, 3, 3, 3)], 1e-5),
+    ("Conv2DBackpropInput SAME strided dilated", lambda w, dy: raw.Conv2DBackpropInput(input_sizes=tf.constant([1, 6, 7, 2]), filter=w, out_backprop=dy, strides=[1, 2, 1, 1], padding="SAME", dilations=[1, 1, 2, 1]), [f32(2, 3, 2, 2), f32(1, 3, 7, 2)], 1e-5),
+    ("Conv2DBackpropFilter SAME", lambda x, dy: raw.Conv2DBackpropFilter(input=x, filter_sizes=tf.constant([3, 3, 3, 4]), out_backprop=dy, strides=[1, 1, 1, 1], padding="SAME"), [f32(2, 5, 5, 3), f32(2, 5, 5, 4)], 1e-5),
+    ("Conv2DBackpropFilter VALID strided", lambda x, dy: raw.Conv2DBackpropFilter(input=x, filter_sizes=tf.constant([3, 2, 2, 3]), out_backprop=dy, strides=[1, 2, 2, 1], padding="VALID"), [f32(1, 7, 6, 2), f32(1, 3, 3, 3)], 1e-5),
+    ("Conv2DBackpropFilter SAME strided dilated", lambda x, dy: raw.Conv2DBackpropFilter(input=x, filter_sizes=tf.constant([2, 3, 2, 2]), out_backprop=dy, strides=[1, 2, 1, 1], padding="SAME", dilations=[1, 1, 2, 1]), [f32(1, 6, 7, 2), f32(1, 3, 7, 2)], 1e-5),
+    ("MaxPoolGrad VALID", lambda x, y, g: raw.MaxPoolGrad(orig_input=x, orig_output=y, grad=g, ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1], padding="VALID"),
+     (lambda x: [x, tf.nn.max_pool2d(x, 2, 2, "VALID"), f32(2, 3, 3, 3)])(f32(2, 7, 6, 3)), 0),
+    ("MaxPoolGrad SAME 3x3/2", lambda x, y, g: raw.MaxPoolGrad(orig_input=x, orig_output=y, grad=g, ksize=[1, 3, 3, 1], strides=[1, 2, 2, 1], padding="SAME"),
+     (lambda x: [x, tf.nn.max_pool2d(x, 3, 2, "SAME"), f32(2, 4, 3, 3)])(f32(2, 7, 6, 3)), 1e-6),
+    ("AvgPoolGrad VALID", lambda g: raw.AvgPoolGrad(orig_input_shape=tf.constant([2, 6, 6, 3]), grad=g, ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1], padding="VALID"), [f32(2, 3, 3, 3)], 1e-6),
+    ("AvgPoolGrad SAME 3x3/2", lambda g: raw.AvgPoolGrad(orig_input_shape=tf.constant([1, 7, 5, 2]), grad=g, ksize=[1, 3, 3, 1], strides=[1, 2, 2, 1], padding="SAME"), [f32(1, 4, 3, 2)], 1e-6),
+    ("StridedSlice", lambda x: raw.StridedSlice(input=x, begin=tf.constant([1, 0, 0]), end=tf.constant([3, 5, 4]), strides=tf.constant([1, 2, 1])), [f32(4, 5, 6)], 0),
+    ("StridedSlice masks negative stride int64", lambda x: raw.StridedSlice(input=x, begin=tf.constant([0, -1, 0], tf.int64), end=tf.constant([2, 0, 0], tf.int64), strides=tf.constant([1, -2, 1], tf.int64),
+                                                                           begin_mask=1, end_mask=4, shrink_axis_mask=0, new_axis_mask=0), [f32(4, 5, 6)], 0),
+    ("StridedSlice ellipsis new axis shrink", lambda x: raw.StridedSlice(input=x, begin=tf.constant([0, 0, 2]), end=tf.constant([0, 0, 3]), strides=tf.constant([1, 1, 1]),
+                                                                         ellipsis_mask=1, new_axis_mask=2, shrink_axis_mask=4), [f32(3, 4, 5)], 0),
+    ("StridedSliceGrad", lambda dy: raw.StridedSliceGrad(shape=tf.constant([4, 5, 6]), begin=tf.constant([1, 0, 0]), end=tf.constant([3, 5, 4]), strides=tf.constant([1, 2, 1]), dy=dy), [f32(2, 3, 4)], 0),
+    ("StridedSliceGrad masks negative stride int64", lambda dy: raw.StridedSliceGrad(shape=tf.constant([4, 5, 6], tf.int64), begin=tf.constant([0, -1, 0], tf.int64), end=tf.constant([2, 0, 0], tf.int64),
+                                                                                     strides=tf.constant([1, -2, 1], tf.int64), begin_mask=1, end_mask=4, dy=dy), [f32(2, 2, 6)], 0),
+    ("StridedSliceGrad shrink", lambda dy: raw.StridedSliceGrad(shape=tf.constant([3, 4, 5]), begin=tf.constant([0, -1]), end=tf.constant([0, 0]), strides=tf.constant([1, 1]),
+                                                                begin_mask=1, end_mask=1, shrink_axis_mask=2, dy=dy), [f32(3, 5)], 0),
+    ("Slice", lambda x: raw.Slice(input=x, begin=tf.constant([1, 0, 2]), size=tf.constant([2, -1, 3])), [f32(4, 5, 6)], 0),
+    ("Slice int64", lambda x: raw.Slice(input=x, begin=tf.constant([0, 1], tf.int64), size=tf.constant([3, 2], tf.int64)), [f32(3, 4)], 0),
+    ("Pack", lambda a, b, c: raw.Pack(values=[a, b, c], axis=1), [f32(2, 3), f32(2, 3), f32(2, 3)], 0),
+    ("Unpack", lambda x: raw.Unpack(value=x, num=4, axis=-1), [f32(2, 3, 4)], 0),
+    ("ConcatV2", lambda a, b: raw.ConcatV2(values=[a, b], axis=tf.constant(-1)), [f32(2, 3), f32(2, 5)], 0),
+    ("ConcatV2 int64 axis", lambda a, b, c: raw.ConcatV2(values=[a, b, c], axis=tf.constant(0, tf.int64)), [f32(1, 3), f32(2, 3), f32(3, 3)], 0),
+    ("Split", lambda x: raw.Split(axis=tf.constant(1), value=x, num_split=4), [f32(2, 8, 3)], 0),
+    ("SplitV", lambda x: raw.SplitV(value=x, size_splits=tf.constant([1, -1, 2]), axis=tf.constant(-1), num_split=3), [f32(2, 6)], 0),
+    ("SplitV int64", lambda x: raw.SplitV(value=x, size_splits=tf.constant([2, 1], tf.int64), axis=tf.constant(0), num_split=2), [f32(3, 2)], 0),
+    ("GatherV2", lambda p, i: raw.GatherV2(params=p, indices=i, axis=tf.constant(0)), [f32(5, 3), tf.constant([[4, 0], [2, 2]])], 0),
+    ("GatherV2 int64 axis 1", lambda p, i: raw.GatherV2(params=p, indices=i, axis=tf.constant(1, tf.int64)), [f32(2, 5, 3), tf.constant([3, 1, 0], tf.int64)], 0),
+    ("GatherV2 int64 axis int32 indices", lambda p, i: raw.GatherV2(params=p, indices=i, axis=tf.constant(-1, tf.int64)), [f32(2, 5), tf.constant([3, 1], tf.int32)], 0),
+    ("GatherV2 int64 indices int32 axis", lambda p, i: raw.GatherV2(params=p, indices=i, axis=tf.constant(0)), [f32(4, 2), tf.constant([3, 1], tf.int64)], 0),
 ]
 
 
@@ -194,7 +233,7 @@ def test_every_registered_apu_kernel_is_compared_above():
     # Reductions are registered for int32 and int64 axes; Cast for eight type pairs (see CASES).
     assert len(registered["Sum"]) == 2 and len(registered["Cast"]) == 8
     assert len(registered["Tile"]) == 2 and len(registered["SparseSoftmaxCrossEntropyWithLogits"]) == 2
-    assert sum(len(v) for v in registered.values()) == 73
+    assert sum(len(v) for v in registered.values()) == 97
 
 
 def test_a_second_call_with_the_same_shapes_compiles_nothing(run_script):

@@ -73,4 +73,18 @@ impl Attrs<'_> {
         unsafe { (self.api.get_attr_int32_list.unwrap())(self.ctx, name(attr).as_ptr(), v.as_mut_ptr(), n, s.raw) };
         self.status(attr, &s).map(|_| v.into_iter().map(i64::from).collect())
     }
+
+    /// An `int` attribute.
+    pub fn int(&self, attr: &str) -> Result<i64, String> {
+        let s = OwnedStatus::new(self.api);
+        let mut v: i64 = 0;
+        // SAFETY: as above; `v` outlives the call.
+        unsafe { (self.api.get_attr_int64.unwrap())(self.ctx, name(attr).as_ptr(), &mut v, s.raw) };
+        self.status(attr, &s).map(|_| v)
+    }
+
+    /// An `int` attribute that defaults to 0 when the op has none.
+    pub fn int_or_zero(&self, attr: &str) -> i64 {
+        self.int(attr).unwrap_or(0)
+    }
 }

@@ -146,6 +146,44 @@ impl Builder {
         self.broadcast_in_dim(x, kept, shape)
     }
 
+    /// A region of two scalars of `elem` that applies `kind` (a binary op or a comparison), whose
+    /// result is of `result_elem`.
+    pub fn scalar_region(&mut self, elem: ElementType, kind: OpKind, result_elem: ElementType) -> Region {
+        let scalar = TensorType::scalar(elem);
+        let a = self.f.new_value(Type::Tensor(scalar.clone()));
+        let b = self.f.new_value(Type::Tensor(scalar));
+        let c = self.f.new_value(Type::Tensor(TensorType::scalar(result_elem)));
+        Region { params: vec![a, b], ops: vec![Op::new(kind, vec![a, b], vec![c])], results: vec![c] }
+    }
+
+    /// An op with regions (one result of type `ty`).
+    pub fn push_with_regions(&mut self, kind: OpKind, operands: Vec<ValueId>, ty: TensorType, regions: Vec<Region>) -> ValueId {
+        let r = self.f.new_value(Type::Tensor(ty));
+        let mut op = Op::new(kind, operands, vec![r]);
+        op.regions = regions;
+        self.f.body.ops.push(op);
+        r
+    }
+
+    /// A constant holding `bytes` (apu's storage format) of type `ty`.
+    pub fn dense(&mut self, ty: &TensorType, bytes: Vec<u8>) -> Result<ValueId> {
+        let lit = Literal::dense(ty.clone(), bytes)?;
+        Ok(self.push(OpKind::Constant(lit), vec![], ty.clone()))
+    }
+
+    /// Elements `start..limit` by `strides` of every dimension of `x`.
+    pub fn slice(&mut self, x: ValueId, start: Vec<i64>, limit: Vec<i64>, strides: Vec<i64>) -> ValueId {
+        let ty = self.ty(x);
+        let shape = (0..ty.rank()).map(|d| ((limit[d] - start[d]).max(0) + strides[d] - 1) / strides[d]).collect();
+        self.push(OpKind::Slice { start_indices: start, limit_indices: limit, strides }, vec![x], TensorType::new(shape, ty.elem))
+    }
+
+    pub fn concatenate(&mut self, parts: Vec<ValueId>, dimension: usize) -> ValueId {
+        let mut ty = self.ty(parts[0]);
+        ty.shape[dimension] = parts.iter().map(|&p| self.ty(p).shape[dimension]).sum();
+        self.push(OpKind::Concatenate { dimension: dimension as i64 }, parts, ty)
+    }
+
     pub fn finish(mut self, results: Vec<ValueId>) -> Module {
         self.f.result_types = results.iter().map(|&r| self.f.value_type(r).clone()).collect();
         self.f.body.results = results;

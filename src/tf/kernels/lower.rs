@@ -53,6 +53,7 @@ fn reduction_init(r: TfReduction) -> f64 {
         TfReduction::Sum | TfReduction::Mean => 0.0,
         TfReduction::Max => f64::NEG_INFINITY,
         TfReduction::Min => f64::INFINITY,
+        TfReduction::Prod => 1.0,
     }
 }
 
@@ -190,6 +191,7 @@ pub fn lower(op: &TfOp, inputs: &[Tensor]) -> Result<Lowered> {
                 TfReduction::Sum | TfReduction::Mean => BinaryOp::Add,
                 TfReduction::Max => BinaryOp::Maximum,
                 TfReduction::Min => BinaryOp::Minimum,
+                TfReduction::Prod => BinaryOp::Multiply,
             };
             let mut r = b.reduce(x, &axes, combiner, reduction_init(*reduction))?;
             if *reduction == TfReduction::Mean {
@@ -260,7 +262,7 @@ pub fn lower(op: &TfOp, inputs: &[Tensor]) -> Result<Lowered> {
             let backprop = b.binary(BinaryOp::Subtract, softmax, l);
             (vec![loss, backprop], one(2))
         }
-        other => match super::lower_more::lower(other, inputs, &mut b) {
+        other => match super::lower_more::lower(other, inputs, &mut b).or_else(|| super::lower_train::lower(other, inputs, &mut b)) {
             Some(r) => r?,
             None => return Err(Error::internal(format!("no lowering for TensorFlow op {}", other.name()))),
         },

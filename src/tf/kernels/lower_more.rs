@@ -184,6 +184,19 @@ fn elementwise(op: &TfOp, e: TfElementwise, inputs: &[Tensor], b: &mut Builder) 
                 }
             }
         }
+        FloorMod => {
+            let shape = broadcast_shapes(&ta.shape, &tb.shape)?;
+            let (x, y) = (b.broadcast_to(x, &shape), b.broadcast_to(y, &shape));
+            let r = b.binary(BinaryOp::Remainder, x, y);
+            let zero = b.splat(&TensorType::new(shape, ta.elem), 0.0)?;
+            let nonzero = b.compare(ComparisonDirection::Ne, r, zero);
+            let r_neg = b.compare(ComparisonDirection::Lt, r, zero);
+            let y_neg = b.compare(ComparisonDirection::Lt, y, zero);
+            let signs_differ = b.compare(ComparisonDirection::Ne, r_neg, y_neg);
+            let fix = b.binary(BinaryOp::And, nonzero, signs_differ);
+            let shifted = b.binary(BinaryOp::Add, r, y);
+            b.select(fix, shifted, r)
+        }
         Sign | ZerosLike | OnesLike => unreachable!("handled above"),
     };
     Ok((vec![r], vec![0, 1]))

@@ -8,6 +8,7 @@ pub mod cache;
 pub mod compile;
 pub mod lower;
 pub mod lower_more;
+pub mod lower_train;
 pub mod ops;
 pub mod registry;
 pub mod run;

@@ -17,6 +17,8 @@ pub enum TfElementwise {
     Sign,
     ZerosLike,
     OnesLike,
+    /// x - floor(x / y) * y: the remainder with the divisor's sign.
+    FloorMod,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -63,6 +65,17 @@ pub enum TfReduction {
     Mean,
     Max,
     Min,
+    Prod,
+}
+
+/// The masks of a StridedSlice (bit i applies to the i-th entry of begin/end/strides).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct SliceMasks {
+    pub begin: i64,
+    pub end: i64,
+    pub ellipsis: i64,
+    pub new_axis: i64,
+    pub shrink_axis: i64,
 }
 
 /// Conv2D padding modes.
@@ -111,16 +124,46 @@ pub enum TfOp {
     SparseSoftmaxCrossEntropyWithLogits,
     /// MaxPool / AvgPool: 4-element ksize and strides in the input's layout; SAME or VALID.
     Pool { kind: PoolKind, ksize: Vec<i64>, strides: Vec<i64>, same: bool, channels_first: bool },
+    /// The gradient of Conv2D with respect to its input (`input_sizes` in host memory).
+    Conv2DBackpropInput { strides: Vec<i64>, dilations: Vec<i64>, padding: Padding, channels_first: bool },
+    /// The gradient of Conv2D with respect to its filter (`filter_sizes` in host memory).
+    Conv2DBackpropFilter { strides: Vec<i64>, dilations: Vec<i64>, padding: Padding, channels_first: bool },
+    /// MaxPoolGrad (orig_input, orig_output, grad) / AvgPoolGrad (orig_input_shape in host memory, grad).
+    PoolGrad { kind: PoolKind, ksize: Vec<i64>, strides: Vec<i64>, same: bool, channels_first: bool },
+    /// begin, end and strides in host memory.
+    StridedSlice(SliceMasks),
+    /// shape, begin, end and strides in host memory; the gradient dy last.
+    StridedSliceGrad(SliceMasks),
+    /// begin and size in host memory.
+    Slice,
+    /// N inputs stacked along a new axis.
+    Pack { axis: i64 },
+    /// One input split into `num` outputs along an axis it removes.
+    Unpack { axis: i64, num: i64 },
+    /// N inputs and the axis (host memory) last.
+    ConcatV2,
+    /// The axis (host memory) first, then the value; `num` equal outputs.
+    Split { num: i64 },
+    /// The value, size_splits and axis (host memory); `num` outputs.
+    SplitV { num: i64 },
+    /// params, indices and the axis (host memory).
+    GatherV2 { batch_dims: i64 },
 }
 
 impl TfOp {
     /// Inputs whose values (not only types) the lowering reads: host-memory axes, shapes and the
     /// like. Their bytes are part of the compiled-op cache key.
-    pub fn value_inputs(&self) -> &'static [usize] {
+    pub fn value_inputs(&self, num_inputs: usize) -> Vec<usize> {
         match self {
-            TfOp::Reduce { .. } | TfOp::Tile | TfOp::BroadcastTo | TfOp::Transpose => &[1],
-            TfOp::Fill => &[0],
-            _ => &[],
+            TfOp::Reduce { .. } | TfOp::Tile | TfOp::BroadcastTo | TfOp::Transpose | TfOp::Conv2DBackpropFilter { .. } => vec![1],
+            TfOp::Fill | TfOp::Conv2DBackpropInput { .. } | TfOp::Split { .. } => vec![0],
+            TfOp::PoolGrad { kind: PoolKind::Avg, .. } => vec![0],
+            TfOp::StridedSlice(_) => vec![1, 2, 3],
+            TfOp::StridedSliceGrad(_) => vec![0, 1, 2, 3],
+            TfOp::Slice | TfOp::SplitV { .. } => vec![1, 2],
+            TfOp::GatherV2 { .. } => vec![2],
+            TfOp::ConcatV2 => vec![num_inputs.saturating_sub(1)],
+            _ => vec![],
         }
     }
 
@@ -133,6 +176,7 @@ impl TfOp {
             TfOp::Elementwise(e) => format!("{e:?}"),
             TfOp::Compare(d) => format!("Compare{d:?}"),
             TfOp::Pool { kind, .. } => format!("{kind:?}Pool"),
+            TfOp::PoolGrad { kind, .. } => format!("{kind:?}PoolGrad"),
             other => format!("{other:?}").split([' ', '{', '(']).next().unwrap_or("op").to_string(),
         }
     }

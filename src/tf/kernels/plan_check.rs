@@ -3,7 +3,7 @@
 use super::cache::OpCache;
 use super::compile::compile_op;
 use super::lower::lower;
-use super::ops::{Padding, PoolKind, TfElementwise, TfOp, TfReduction, TfUnary};
+use super::ops::{Padding, PoolKind, SliceMasks, TfElementwise, TfOp, TfReduction, TfUnary};
 use super::registry::kernel_defs;
 use apu_compiler::ir::{BinaryOp, ComparisonDirection, ElementType, TensorType};
 use apu_runtime::Tensor;
@@ -66,7 +66,32 @@ fn samples() -> Vec<(&'static str, TfOp, Vec<Tensor>)> {
     for (name, k) in [("AddV2", BinaryOp::Add), ("Add", BinaryOp::Add), ("Sub", BinaryOp::Subtract), ("Mul", BinaryOp::Multiply), ("RealDiv", BinaryOp::Divide), ("Maximum", BinaryOp::Maximum), ("Minimum", BinaryOp::Minimum)] {
         v.push((name, TfOp::Binary(k), vec![x(), f32s(&[6])]));
     }
-    for (name, r) in [("Sum", TfReduction::Sum), ("Mean", TfReduction::Mean), ("Max", TfReduction::Max), ("Min", TfReduction::Min)] {
+    let conv = |strides: [i64; 4], padding: Padding| (strides.to_vec(), vec![1i64, 1, 1, 1], padding);
+    let (s1, d1, p1) = conv([1, 1, 1, 1], Padding::Same);
+    let (s2, d2, p2) = conv([1, 2, 2, 1], Padding::Valid);
+    let masks = SliceMasks { begin: 1, end: 4, ellipsis: 0, new_axis: 0, shrink_axis: 0 };
+    let shrink = SliceMasks { begin: 1, end: 1, ellipsis: 0, new_axis: 0, shrink_axis: 2 };
+    v.extend([
+        ("Conv2DBackpropInput", TfOp::Conv2DBackpropInput { strides: s1.clone(), dilations: d1.clone(), padding: p1.clone(), channels_first: false }, vec![ints(S32, &[2, 5, 5, 3]), f32s(&[3, 3, 3, 4]), f32s(&[2, 5, 5, 4])]),
+        ("Conv2DBackpropInput", TfOp::Conv2DBackpropInput { strides: s2.clone(), dilations: d2.clone(), padding: p2.clone(), channels_first: false }, vec![ints(S32, &[1, 7, 6, 2]), f32s(&[3, 2, 2, 3]), f32s(&[1, 3, 3, 3])]),
+        ("Conv2DBackpropFilter", TfOp::Conv2DBackpropFilter { strides: s1, dilations: d1, padding: p1, channels_first: false }, vec![f32s(&[2, 5, 5, 3]), ints(S32, &[3, 3, 3, 4]), f32s(&[2, 5, 5, 4])]),
+        ("Conv2DBackpropFilter", TfOp::Conv2DBackpropFilter { strides: s2, dilations: d2, padding: p2, channels_first: false }, vec![f32s(&[1, 7, 6, 2]), ints(S32, &[3, 2, 2, 3]), f32s(&[1, 3, 3, 3])]),
+        ("MaxPoolGrad", TfOp::PoolGrad { kind: PoolKind::Max, ksize: vec![1, 3, 3, 1], strides: vec![1, 2, 2, 1], same: true, channels_first: false }, vec![f32s(&[2, 7, 7, 3]), f32s(&[2, 4, 4, 3]), f32s(&[2, 4, 4, 3])]),
+        ("AvgPoolGrad", TfOp::PoolGrad { kind: PoolKind::Avg, ksize: vec![1, 3, 3, 1], strides: vec![1, 2, 2, 1], same: true, channels_first: false }, vec![ints(S32, &[2, 7, 7, 3]), f32s(&[2, 4, 4, 3])]),
+        ("StridedSlice", TfOp::StridedSlice(masks), vec![f32s(&[4, 5, 6]), ints(S64, &[0, -1, 0]), ints(S64, &[2, 0, 0]), ints(S64, &[1, -2, 1])]),
+        ("StridedSliceGrad", TfOp::StridedSliceGrad(masks), vec![ints(S32, &[4, 5, 6]), ints(S32, &[0, -1, 0]), ints(S32, &[2, 0, 0]), ints(S32, &[1, -2, 1]), f32s(&[2, 2, 6])]),
+        ("StridedSliceGrad", TfOp::StridedSliceGrad(shrink), vec![ints(S32, &[3, 4, 5]), ints(S32, &[0, -1]), ints(S32, &[0, 0]), ints(S32, &[1, 1]), f32s(&[3, 5])]),
+        ("Slice", TfOp::Slice, vec![f32s(&[4, 5, 6]), ints(S32, &[1, 0, 2]), ints(S32, &[2, -1, 3])]),
+        ("Pack", TfOp::Pack { axis: 1 }, vec![x(), x(), x()]),
+        ("Unpack", TfOp::Unpack { axis: -1, num: 6 }, vec![x()]),
+        ("ConcatV2", TfOp::ConcatV2, vec![x(), f32s(&[4, 2]), ints(S32, &[1])]),
+        ("Split", TfOp::Split { num: 3 }, vec![ints(S32, &[1]), x()]),
+        ("SplitV", TfOp::SplitV { num: 3 }, vec![x(), ints(S64, &[1, -1, 2]), ints(S32, &[-1])]),
+        ("GatherV2", TfOp::GatherV2 { batch_dims: 0 }, vec![x(), ints(S32, &[3, 0, 3]), ints(S64, &[0])]),
+        ("GatherV2", TfOp::GatherV2 { batch_dims: 0 }, vec![f32s(&[2, 5, 3]), ints(S64, &[4, 1]), ints(S32, &[1])]),
+        ("FloorMod", TfOp::Elementwise(TfElementwise::FloorMod), vec![x(), f32s(&[6])]),
+    ]);
+    for (name, r) in [("Sum", TfReduction::Sum), ("Mean", TfReduction::Mean), ("Max", TfReduction::Max), ("Min", TfReduction::Min), ("Prod", TfReduction::Prod)] {
         v.push((name, TfOp::Reduce { reduction: r, keep_dims: false }, vec![x(), ints(S32, &[1])]));
         v.push((name, TfOp::Reduce { reduction: r, keep_dims: true }, vec![x(), ints(S64, &[0])]));
     }

@@ -1,7 +1,7 @@
 //! The kernels apu registers, and the C callbacks TensorFlow calls to build and run them.
 
 use super::attrs::Attrs;
-use super::ops::{Padding, PoolKind, TfElementwise, TfOp, TfReduction, TfUnary};
+use super::ops::{Padding, PoolKind, SliceMasks, TfElementwise, TfOp, TfReduction, TfUnary};
 use apu_compiler::ir::ComparisonDirection;
 use super::tf_io;
 use crate::tf::guard::{self, TfError};
@@ -44,6 +44,31 @@ fn channels_first(a: &Attrs) -> Result<bool, String> {
     }
 }
 
+fn pool_grad(kind: PoolKind, a: &Attrs) -> Result<TfOp, String> {
+    match pool(kind, a)? {
+        TfOp::Pool { kind, ksize, strides, same, channels_first } => Ok(TfOp::PoolGrad { kind, ksize, strides, same, channels_first }),
+        _ => unreachable!("pool makes a Pool"),
+    }
+}
+
+fn slice_masks(a: &Attrs) -> Result<SliceMasks, String> {
+    Ok(SliceMasks {
+        begin: a.int("begin_mask")?,
+        end: a.int("end_mask")?,
+        ellipsis: a.int("ellipsis_mask")?,
+        new_axis: a.int("new_axis_mask")?,
+        shrink_axis: a.int("shrink_axis_mask")?,
+    })
+}
+
+fn conv_grad(input: bool, a: &Attrs) -> Result<TfOp, String> {
+    match conv2d(a)? {
+        TfOp::Conv2D { strides, dilations, padding, channels_first } if input => Ok(TfOp::Conv2DBackpropInput { strides, dilations, padding, channels_first }),
+        TfOp::Conv2D { strides, dilations, padding, channels_first } => Ok(TfOp::Conv2DBackpropFilter { strides, dilations, padding, channels_first }),
+        _ => unreachable!("conv2d makes a Conv2D"),
+    }
+}
+
 fn conv2d(a: &Attrs) -> Result<TfOp, String> {
     let channels_first = channels_first(a)?;
     let padding = match a.string("padding")?.as_str() {
@@ -68,6 +93,7 @@ fn reduction(r: TfReduction) -> Make {
         TfReduction::Mean => |a| Ok(TfOp::Reduce { reduction: TfReduction::Mean, keep_dims: a.bool_or_false("keep_dims") }),
         TfReduction::Max => |a| Ok(TfOp::Reduce { reduction: TfReduction::Max, keep_dims: a.bool_or_false("keep_dims") }),
         TfReduction::Min => |a| Ok(TfOp::Reduce { reduction: TfReduction::Min, keep_dims: a.bool_or_false("keep_dims") }),
+        TfReduction::Prod => |a| Ok(TfOp::Reduce { reduction: TfReduction::Prod, keep_dims: a.bool_or_false("keep_dims") }),
     }
 }
 
@@ -210,7 +236,47 @@ pub fn kernel_defs() -> Vec<KernelDef> {
     v.extend(reduce_defs!("Mean", Mean));
     v.extend(reduce_defs!("Max", Max));
     v.extend(reduce_defs!("Min", Min));
+    v.extend(reduce_defs!("Prod", Prod));
+    v.extend(training_defs());
     v
+}
+
+/// What a Keras CNN or LSTM training step needs beyond the forward kernels: gradients of
+/// convolution and pooling, slicing, stacking, splitting, concatenation, gathering.
+fn training_defs() -> Vec<KernelDef> {
+    let mut v = vec![
+        KernelDef { op: "Conv2DBackpropInput", constraints: T_F32, host_memory: &["input_sizes"], make: |a| conv_grad(true, a) },
+        KernelDef { op: "Conv2DBackpropFilter", constraints: T_F32, host_memory: &["filter_sizes"], make: |a| conv_grad(false, a) },
+        KernelDef { op: "MaxPoolGrad", constraints: T_F32, host_memory: &[], make: |a| pool_grad(PoolKind::Max, a) },
+        KernelDef { op: "AvgPoolGrad", constraints: T_F32, host_memory: &["orig_input_shape"], make: |a| pool_grad(PoolKind::Avg, a) },
+        KernelDef { op: "Pack", constraints: T_F32, host_memory: &[], make: |a| Ok(TfOp::Pack { axis: a.int_or_zero("axis") }) },
+        KernelDef { op: "Unpack", constraints: T_F32, host_memory: &[], make: |a| Ok(TfOp::Unpack { axis: a.int_or_zero("axis"), num: a.int("num")? }) },
+        KernelDef { op: "Split", constraints: T_F32, host_memory: &["split_dim"], make: |a| Ok(TfOp::Split { num: a.int("num_split")? }) },
+        elementwise_def!("FloorMod", FloorMod),
+    ];
+    v.extend([
+        KernelDef { op: "StridedSlice", constraints: &[("T", F32), ("Index", I32)], host_memory: &["begin", "end", "strides"], make: |a| Ok(TfOp::StridedSlice(slice_masks(a)?)) },
+        KernelDef { op: "StridedSlice", constraints: &[("T", F32), ("Index", I64)], host_memory: &["begin", "end", "strides"], make: |a| Ok(TfOp::StridedSlice(slice_masks(a)?)) },
+        KernelDef { op: "StridedSliceGrad", constraints: &[("T", F32), ("Index", I32)], host_memory: &["shape", "begin", "end", "strides"], make: |a| Ok(TfOp::StridedSliceGrad(slice_masks(a)?)) },
+        KernelDef { op: "StridedSliceGrad", constraints: &[("T", F32), ("Index", I64)], host_memory: &["shape", "begin", "end", "strides"], make: |a| Ok(TfOp::StridedSliceGrad(slice_masks(a)?)) },
+        KernelDef { op: "Slice", constraints: &[("T", F32), ("Index", I32)], host_memory: &["begin", "size"], make: |_| Ok(TfOp::Slice) },
+        KernelDef { op: "Slice", constraints: &[("T", F32), ("Index", I64)], host_memory: &["begin", "size"], make: |_| Ok(TfOp::Slice) },
+        KernelDef { op: "ConcatV2", constraints: &[("T", F32), ("Tidx", I32)], host_memory: &["axis"], make: |_| Ok(TfOp::ConcatV2) },
+        KernelDef { op: "ConcatV2", constraints: &[("T", F32), ("Tidx", I64)], host_memory: &["axis"], make: |_| Ok(TfOp::ConcatV2) },
+        KernelDef { op: "SplitV", constraints: &[("T", F32), ("Tlen", I32)], host_memory: &["size_splits", "split_dim"], make: |a| Ok(TfOp::SplitV { num: a.int("num_split")? }) },
+        KernelDef { op: "SplitV", constraints: &[("T", F32), ("Tlen", I64)], host_memory: &["size_splits", "split_dim"], make: |a| Ok(TfOp::SplitV { num: a.int("num_split")? }) },
+    ]);
+    v.extend([
+        KernelDef { op: "GatherV2", constraints: &[("Tparams", F32), ("Tindices", I32), ("Taxis", I32)], host_memory: &["axis"], make: gather },
+        KernelDef { op: "GatherV2", constraints: &[("Tparams", F32), ("Tindices", I32), ("Taxis", I64)], host_memory: &["axis"], make: gather },
+        KernelDef { op: "GatherV2", constraints: &[("Tparams", F32), ("Tindices", I64), ("Taxis", I32)], host_memory: &["axis"], make: gather },
+        KernelDef { op: "GatherV2", constraints: &[("Tparams", F32), ("Tindices", I64), ("Taxis", I64)], host_memory: &["axis"], make: gather },
+    ]);
+    v
+}
+
+fn gather(a: &Attrs) -> Result<TfOp, String> {
+    Ok(TfOp::GatherV2 { batch_dims: a.int_or_zero("batch_dims") })
 }
 
 /// State of one constructed kernel: the op (or why its attributes were not acceptable, reported when
