@@ -9,6 +9,10 @@ ON_APU = {
     "Pow", "DivNoNan", "Tile", "Fill", "BroadcastTo", "SparseSoftmaxCrossEntropyWithLogits",
     "MaxPool", "AvgPool", "SquaredDifference", "RsqrtGrad", "AddN", "SigmoidGrad", "TanhGrad", "Transpose",
     "MatMul", "Conv2D",
+    # The training-step kernels of decision 70: the gradients of convolution and pooling, and the
+    # concatenation, split and slice gradient of the LSTM's gates.
+    "Conv2DBackpropInput", "Conv2DBackpropFilter", "MaxPoolGrad", "AvgPoolGrad", "ConcatV2", "Split",
+    "StridedSliceGrad",
 }
 
 

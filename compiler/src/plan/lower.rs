@@ -264,20 +264,26 @@ impl<'a> Lowering<'a> {
             return None;
         }
         let rank = input.rank();
-        let mut dims: Vec<usize> = dimensions.iter().map(|&d| usize::try_from(d).ok()).collect::<Option<_>>()?;
-        dims.sort_unstable();
-        dims.dedup();
-        let k = dims.len();
-        let size = |r: std::ops::Range<usize>| input.shape[r].iter().map(|&d| d.max(0) as usize).product::<usize>();
-        if dims.iter().enumerate().all(|(i, &d)| d == rank - k + i) {
-            Some((b, ReduceLayout::Rows { outer: size(0..rank - k), inner: size(rank - k..rank) }))
-        } else if dims.iter().enumerate().all(|(i, &d)| d == i) {
-            Some((b, ReduceLayout::Columns { outer: size(0..k), inner: size(k..rank) }))
-        } else if dims.windows(2).all(|w| w[1] == w[0] + 1) {
-            let (first, end) = (dims[0], dims[0] + k);
-            Some((b, ReduceLayout::Middle { outer: size(0..first), reduced: size(first..end), inner: size(end..rank) }))
+        let dims: Vec<usize> = dimensions.iter().map(|&d| usize::try_from(d).ok()).collect::<Option<_>>()?;
+        // Dimensions of size 1 can count as kept or reduced alike (they move no data), so only the
+        // others decide the layout: a reduce over {0, 4} of [1, 4, 4, 128, 1] is a plain copy.
+        let sizes: Vec<usize> = input.shape.iter().map(|&d| d.max(0) as usize).collect();
+        let runs: Vec<(bool, usize)> = (0..rank).filter(|&d| sizes[d] != 1).map(|d| (dims.contains(&d), sizes[d])).collect();
+        let product = |reduced: bool, part: &[(bool, usize)]| part.iter().filter(|r| r.0 == reduced).map(|r| r.1).product::<usize>();
+        // The significant dimensions as kept / reduced / kept blocks.
+        let first_reduced = runs.iter().position(|r| r.0).unwrap_or(runs.len());
+        let end_reduced = runs[first_reduced..].iter().position(|r| !r.0).map_or(runs.len(), |p| first_reduced + p);
+        if runs[end_reduced..].iter().any(|r| r.0) {
+            return None;
+        }
+        let (before, reduced, after) = (&runs[..first_reduced], &runs[first_reduced..end_reduced], &runs[end_reduced..]);
+        let (outer, k, inner) = (product(false, before), product(true, reduced), product(false, after));
+        if after.is_empty() {
+            Some((b, ReduceLayout::Rows { outer, inner: k }))
+        } else if before.is_empty() {
+            Some((b, ReduceLayout::Columns { outer: k, inner }))
         } else {
-            None
+            Some((b, ReduceLayout::Middle { outer, reduced: k, inner }))
         }
     }
 

@@ -13,6 +13,9 @@ pub fn supported(op: B, elem: E) -> bool {
     match elem {
         E::F32 | E::F64 => matches!(op, B::Add | B::Multiply | B::Maximum | B::Minimum),
         E::S32 | E::S64 | E::U32 | E::U64 => matches!(op, B::Add | B::Multiply | B::Maximum | B::Minimum | B::And | B::Or),
+        // Booleans (one byte, 0 or 1): `and` / `or` (JAX's `all` / `any`, and the bounds check of
+        // a batched gather in every optax cross-entropy), and max / min, which are the same.
+        E::Pred => matches!(op, B::Maximum | B::Minimum | B::And | B::Or),
         _ => false,
     }
 }
@@ -45,6 +48,21 @@ elem!(i32, S32);
 elem!(i64, S64);
 elem!(u32, U32);
 elem!(u64, U64);
+
+impl Elem for u8 {
+    fn slice(b: &Buf) -> &[Self] {
+        match b {
+            Buf::Pred(v) => v,
+            _ => &[],
+        }
+    }
+    fn from_k(k: KScalar) -> Option<Self> {
+        match k {
+            KScalar::Pred(x) => Some(x as u8),
+            _ => None,
+        }
+    }
+}
 
 struct Fold<T, F: Fn(T, T) -> T> {
     id: T,
@@ -420,6 +438,10 @@ pub unsafe fn run(ex: &Compiled, elem: E, op: B, inputs: &[Ptr], init: KScalar, 
         };
     }
     match elem {
+        E::Pred => match op {
+            B::And | B::Minimum => go!(u8, 1, |a: u8, b: u8| a & b),
+            _ => go!(u8, 0, |a: u8, b: u8| a | b),
+        },
         E::F32 => float!(f32, fused::fmax32, fused::fmin32),
         E::F64 => float!(f64, fused::fmax64, fused::fmin64),
         E::S32 => int!(i32),
