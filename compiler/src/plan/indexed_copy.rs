@@ -89,6 +89,9 @@ pub struct Geometry {
     /// Scatter: a box that does not fit is skipped whole (as XLA and the interpreter do). Gather:
     /// its start is clamped so it fits (spec).
     pub skip_outside: bool,
+    /// (big dimension, position in `batch_shape`): batching dimensions, whose start is the batch
+    /// position's coordinate there.
+    pub batch_starts: Vec<(usize, usize)>,
 }
 
 /// Index element types the kernel reads (whole bytes; the interpreter takes the rest).
@@ -123,16 +126,37 @@ fn index_layout(indices: &TensorType, index_vector_dim: i64) -> Option<(Vec<usiz
     Some((batch.iter().map(|&d| ishape[d]).collect(), batch.iter().map(|&d| strides[d]).collect(), component_stride, count))
 }
 
+/// Pairs each batching dimension of the big tensor with the position in the batch shape of its
+/// index dimension (the index tensor's dimensions other than `index_vector_dim`, in order).
+fn batch_starts(big_dims: &[i64], index_dims: &[i64], big_rank: usize, indices: &TensorType, index_vector_dim: i64) -> Option<Vec<(usize, usize)>> {
+    let big = dims(big_dims, big_rank)?;
+    let idx = dims(index_dims, indices.rank())?;
+    if big.len() != idx.len() {
+        return None;
+    }
+    let ivd = usize::try_from(index_vector_dim).ok()?;
+    big.into_iter()
+        .zip(idx)
+        .map(|(b, i)| match i.cmp(&ivd) {
+            std::cmp::Ordering::Less => Some((b, i)),
+            std::cmp::Ordering::Greater => Some((b, i - 1)),
+            std::cmp::Ordering::Equal => None,
+        })
+        .collect()
+}
+
 /// The geometry of a gather the kernel handles, or `None` (the interpreter runs it).
 pub fn gather(operand: &TensorType, indices: &TensorType, d: &GatherDims, slice_sizes: &[i64], result: &TensorType) -> Option<Geometry> {
-    if !d.operand_batching_dims.is_empty() || !index_type_ok(indices.elem) || result.elem != operand.elem {
+    if !index_type_ok(indices.elem) || result.elem != operand.elem {
         return None;
     }
     let big_shape = shape(operand)?;
     let rank = big_shape.len();
     let out_shape = shape(result)?;
     let offset_dims = dims(&d.offset_dims, out_shape.len())?;
-    let collapsed = dims(&d.collapsed_slice_dims, rank)?;
+    let batch_starts = batch_starts(&d.operand_batching_dims, &d.start_indices_batching_dims, rank, indices, d.index_vector_dim)?;
+    // Batching dimensions are, like collapsed ones, one element of the box not in the result.
+    let collapsed: Vec<usize> = dims(&d.collapsed_slice_dims, rank)?.into_iter().chain(batch_starts.iter().map(|b| b.0)).collect();
     let start_map = dims(&d.start_index_map, rank)?;
     let sizes: Vec<usize> = slice_sizes.iter().map(|&s| usize::try_from(s).ok()).collect::<Option<_>>()?;
     if sizes.len() != rank || sizes.iter().zip(&big_shape).any(|(s, n)| s > n) || collapsed.iter().any(|&c| sizes[c] != 1) {
@@ -166,6 +190,7 @@ pub fn gather(operand: &TensorType, indices: &TensorType, d: &GatherDims, slice_
         sizes,
         box_small_strides,
         skip_outside: false,
+        batch_starts,
     })
 }
 
@@ -174,14 +199,15 @@ pub fn gather(operand: &TensorType, indices: &TensorType, d: &GatherDims, slice_
 /// kernel's order (batch position, then box) must be the interpreter's (row-major over the
 /// updates), which holds when every scatter dimension of the updates precedes every window one.
 pub fn scatter(input: &TensorType, indices: &TensorType, updates: &TensorType, d: &ScatterDims, unique_indices: bool) -> Option<Geometry> {
-    if !d.input_batching_dims.is_empty() || !index_type_ok(indices.elem) || updates.elem != input.elem {
+    if !index_type_ok(indices.elem) || updates.elem != input.elem {
         return None;
     }
     let big_shape = shape(input)?;
     let rank = big_shape.len();
     let upd_shape = shape(updates)?;
     let window_dims = dims(&d.update_window_dims, upd_shape.len())?;
-    let inserted = dims(&d.inserted_window_dims, rank)?;
+    let batch_starts = batch_starts(&d.input_batching_dims, &d.scatter_indices_batching_dims, rank, indices, d.index_vector_dim)?;
+    let inserted: Vec<usize> = dims(&d.inserted_window_dims, rank)?.into_iter().chain(batch_starts.iter().map(|b| b.0)).collect();
     let start_map = dims(&d.scatter_dims_to_operand_dims, rank)?;
     let (batch_shape, batch_index_strides, component_stride, count) = index_layout(indices, d.index_vector_dim)?;
     let upd_strides = row_major(&upd_shape);
@@ -214,5 +240,6 @@ pub fn scatter(input: &TensorType, indices: &TensorType, updates: &TensorType, d
         sizes,
         box_small_strides,
         skip_outside: true,
+        batch_starts,
     })
 }

@@ -373,6 +373,10 @@ impl<'a> Builder<'a> {
             }
             Work::Indexed(g) => {
                 let geo = &g.geometry;
+                // Starts taken from batch coordinates have no index-tensor read to express here.
+                if !geo.batch_starts.is_empty() {
+                    return None;
+                }
                 let indices = *k.inputs.get(1)?;
                 let parts: Vec<_> = geo
                     .start_map

@@ -58,6 +58,9 @@ fn runs(
             let pos = (ibase + k * g.component_stride) * isize;
             start[d] = read_index(g.index_elem, &indices[pos..pos + isize])? as i128;
         }
+        for &(d, j) in &g.batch_starts {
+            start[d] = coord[j] as i128;
+        }
         let fits = (0..rank).all(|d| start[d] >= 0 && start[d] + g.sizes[d] as i128 <= g.big_shape[d] as i128);
         if fits || !g.skip_outside {
             let big_base: usize = (0..rank)
