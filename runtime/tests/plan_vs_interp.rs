@@ -553,6 +553,31 @@ proptest! {
     }
 
     #[test]
+    fn scatters_along_a_middle_dimension(a in 1i64..4, n in 1i64..6, c in 1i64..4, m in 0i64..9, set in any::<bool>(), elem in elem_strategy(), seed in any::<u64>()) {
+        // A resize's gradient: updates [a, m, c] land on rows of [a, n, c] chosen by in-range,
+        // repeating indices, the scattered dimension between two window dimensions. Each element
+        // must take its updates in the interpreter's order (row-major over the updates), which
+        // `set` with repeated indices makes visible.
+        let mut b = FnBuilder::new("main");
+        let x = b.param(ty(&[a, n, c], elem));
+        let raw = b.param(ty(&[m, 1], E::S32));
+        let u = b.param(ty(&[a, m, c], elem));
+        let abs = b.op(OpKind::Unary(UnaryOp::Abs), &[raw], ty(&[m, 1], E::S32));
+        let nn = scalar_const(&mut b, E::S32, (n as i32).to_le_bytes().to_vec());
+        let nb = b.op(OpKind::BroadcastInDim { broadcast_dimensions: vec![] }, &[nn], ty(&[m, 1], E::S32));
+        let idx = b.op(OpKind::Binary(BinaryOp::Remainder), &[abs, nb], ty(&[m, 1], E::S32));
+        let s = ty(&[], elem);
+        let region = if set { b.region(&[s.clone(), s], |_, p| vec![p[1]]) } else { b.binary_region(BinaryOp::Add, elem) };
+        let dims = ScatterDims { update_window_dims: vec![0, 2], inserted_window_dims: vec![1], scatter_dims_to_operand_dims: vec![1], index_vector_dim: 1, ..Default::default() };
+        let r = b.ops(OpKind::Scatter { dims, indices_are_sorted: false, unique_indices: false }, &[x, idx, u], &[ty(&[a, n, c], elem)], vec![region]);
+        let f = b.finish(&[r[0]]);
+        let m = module(vec![f]);
+        let p = Program::compile(&m).map_err(|e| TestCaseError::fail(format!("compile: {e}")))?;
+        prop_assert!(p.fallbacks().is_empty(), "the scatter must be a plan kernel: {:?}", p.fallbacks());
+        same_everywhere(&m, seed)?;
+    }
+
+    #[test]
     fn sorts(rows in 0i64..6, cols in 0i64..9, dimension in 0i64..2, with_payload in any::<bool>(), descending in any::<bool>(), elem in elem_strategy(), seed in any::<u64>()) {
         // Stable sorts along either axis, by key alone or carrying an s32 payload (argsort):
         // keys repeat often (small random values), so stability decides the payload's order.

@@ -196,8 +196,11 @@ pub fn gather(operand: &TensorType, indices: &TensorType, d: &GatherDims, slice_
 
 /// The geometry of a one-input scatter the kernel handles (its update computation must be one
 /// [`Combine`]; the caller checks that), or `None`. When updates may overlap (`unique_indices` false), the
-/// kernel's order (batch position, then box) must be the interpreter's (row-major over the
-/// updates), which holds when every scatter dimension of the updates precedes every window one.
+/// kernel's order (batch position, then box) must give every element its updates in the
+/// interpreter's order (row-major over the updates). That holds when every scatter dimension of the
+/// updates precedes every window one, and also when the box is one element wide along every
+/// dimension an index moves (a resize's gradient, an embedding's): two updates then land on the same
+/// element only with the same window position, and both orders take them by batch position.
 pub fn scatter(input: &TensorType, indices: &TensorType, updates: &TensorType, d: &ScatterDims, unique_indices: bool) -> Option<Geometry> {
     if !index_type_ok(indices.elem) || updates.elem != input.elem {
         return None;
@@ -217,7 +220,6 @@ pub fn scatter(input: &TensorType, indices: &TensorType, updates: &TensorType, d
     if count != start_map.len()
         || window.len() != window_dims.len()
         || scatter_dims.iter().map(|&u| upd_shape[u]).ne(batch_shape.iter().copied())
-        || !(unique_indices || ordered)
     {
         return None;
     }
@@ -226,6 +228,10 @@ pub fn scatter(input: &TensorType, indices: &TensorType, updates: &TensorType, d
     for (&w, &u) in window.iter().zip(&window_dims) {
         sizes[w] = upd_shape[u];
         box_small_strides[w] = upd_strides[u];
+    }
+    let narrow_where_indexed = start_map.iter().all(|&d| sizes[d] == 1);
+    if !(unique_indices || ordered || narrow_where_indexed) {
+        return None;
     }
     Some(Geometry {
         big_strides: row_major(&big_shape),
