@@ -1,7 +1,7 @@
 //! A small builder of single-function IR modules, used to express one TensorFlow op as IR.
 
 use apu_compiler::ir::{
-    BinaryOp, ComparisonDirection, ElementType, Function, Literal, Module, Op, OpKind, Region, TensorType, Type,
+    BinaryOp, ComparisonDirection, ConvDims, ElementType, Function, Literal, Module, Op, OpKind, Region, TensorType, Type,
     UnaryOp, ValueId,
 };
 use apu_compiler::{Error, Result};
@@ -182,6 +182,24 @@ impl Builder {
         let mut ty = self.ty(parts[0]);
         ty.shape[dimension] = parts.iter().map(|&p| self.ty(p).shape[dimension]).sum();
         self.push(OpKind::Concatenate { dimension: dimension as i64 }, parts, ty)
+    }
+
+    /// A 2-D convolution (one feature group) of `lhs` by `rhs` laid out as `dims` says, with a window
+    /// stride, (low, high) padding and lhs / rhs dilation per spatial dimension.
+    #[allow(clippy::too_many_arguments)]
+    pub fn convolution(&mut self, lhs: ValueId, rhs: ValueId, dims: ConvDims, window_strides: Vec<i64>, padding: Vec<(i64, i64)>, lhs_dilation: Vec<i64>, rhs_dilation: Vec<i64>, ty: TensorType) -> ValueId {
+        let kind = OpKind::Convolution {
+            window_strides,
+            padding,
+            lhs_dilation,
+            rhs_dilation,
+            window_reversal: vec![false, false],
+            dims,
+            feature_group_count: 1,
+            batch_group_count: 1,
+            precision: vec![],
+        };
+        self.push(kind, vec![lhs, rhs], ty)
     }
 
     pub fn finish(mut self, results: Vec<ValueId>) -> Module {

@@ -347,16 +347,6 @@ fn lower_conv2d(
         output_feature: feature as i64,
         output_spatial: sp,
     };
-    let kind = OpKind::Convolution {
-        window_strides: spatial.iter().map(|&d| strides[d]).collect(),
-        padding: pads,
-        lhs_dilation: vec![1, 1],
-        rhs_dilation: spatial.iter().map(|&d| dilations[d]).collect(),
-        window_reversal: vec![false, false],
-        dims,
-        feature_group_count: 1,
-        batch_group_count: 1,
-        precision: vec![],
-    };
-    Ok(b.push(kind, vec![x, w], TensorType::new(out_shape, tin.elem)))
+    let (window_strides, rhs_dilation) = (spatial.iter().map(|&d| strides[d]).collect(), spatial.iter().map(|&d| dilations[d]).collect());
+    Ok(b.convolution(x, w, dims, window_strides, pads, vec![1, 1], rhs_dilation, TensorType::new(out_shape, tin.elem)))
 }

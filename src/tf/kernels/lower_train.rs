@@ -138,18 +138,8 @@ fn conv_input_grad(op: &TfOp, inputs: &[Tensor], b: &mut Builder, strides: &[i64
         output_feature: feature as i64,
         output_spatial: sp,
     };
-    let kind = OpKind::Convolution {
-        window_strides: vec![1, 1],
-        padding: pads,
-        lhs_dilation: spatial.iter().map(|&d| strides[d]).collect(),
-        rhs_dilation: spatial.iter().map(|&d| dilations[d]).collect(),
-        window_reversal: vec![false, false],
-        dims,
-        feature_group_count: 1,
-        batch_group_count: 1,
-        precision: vec![],
-    };
-    Ok((vec![b.push(kind, vec![dy, w], TensorType::new(sizes, tdy.elem))], vec![1, 2]))
+    let (lhs_dilation, rhs_dilation) = (spatial.iter().map(|&d| strides[d]).collect(), spatial.iter().map(|&d| dilations[d]).collect());
+    Ok((vec![b.convolution(dy, w, dims, vec![1, 1], pads, lhs_dilation, rhs_dilation, TensorType::new(sizes, tdy.elem))], vec![1, 2]))
 }
 
 /// dw[kh, kw, i, o] = sum over n, y, x of input[n, y*s + kh*dil - lo, x*s + kw*dil - lo, i] * dy[n, y, x, o]:
@@ -198,18 +188,9 @@ fn conv_filter_grad(op: &TfOp, inputs: &[Tensor], b: &mut Builder, strides: &[i6
         output_feature: 3,
         output_spatial: vec![0, 1],
     };
-    let kind = OpKind::Convolution {
-        window_strides: spatial.iter().map(|&d| dilations[d]).collect(),
-        padding: pads,
-        lhs_dilation: vec![1, 1],
-        rhs_dilation: spatial.iter().map(|&d| strides[d]).collect(),
-        window_reversal: vec![false, false],
-        dims,
-        feature_group_count: 1,
-        batch_group_count: 1,
-        precision: vec![],
-    };
-    Ok((vec![b.push(kind, vec![x, dy], TensorType::new(sizes, tdy.elem))], vec![0, 2]))
+    // The forward dilations step the window over the input; the forward strides dilate dy.
+    let (window_strides, rhs_dilation) = (spatial.iter().map(|&d| dilations[d]).collect(), spatial.iter().map(|&d| strides[d]).collect());
+    Ok((vec![b.convolution(x, dy, dims, window_strides, pads, vec![1, 1], rhs_dilation, TensorType::new(sizes, tdy.elem))], vec![0, 2]))
 }
 
 /// Window sizes, strides and (low, high) padding of every dimension of a pooling op, and its output shape.
