@@ -82,7 +82,7 @@ unsafe fn run_typed<T: Element>(c: &ConvKernel, lhs: Ptr, rhs: Ptr, out: Ptr, wo
     }
     let packed = PackedPtr(packed.as_ptr());
     let lp = Ptr(lhs.get());
-    let fast_2d = ns == 2 && c.lhs_dilation.iter().all(|&d| d == 1) && c.lhs_feature_stride == 1;
+    let fast_2d = ns == 2 && c.lhs_dilation.iter().all(|&d| d == 1);
     workers.for_ranges(rows, BLOCK_ROWS, k * co_all, &|range| {
         let lp = lp.get() as *const T;
         let packed = packed.get();
@@ -143,7 +143,7 @@ unsafe fn run_typed<T: Element>(c: &ConvKernel, lhs: Ptr, rhs: Ptr, out: Ptr, wo
 }
 
 /// The im2col rows of output positions `s0..s0 + take` of one batch item (its input at `lp + base`)
-/// for a 2-D convolution without input dilation whose features are contiguous: per position and
+/// for a 2-D convolution without input dilation: per position and
 /// window row, one copy of `kw * ci` elements when the row lies inside the input and is not
 /// dilated (a 5x5 window over one channel: 5 copies instead of 25 element visits), element by
 /// element otherwise. LeNet's convolutions spent ~20 % of a training step in the general loop's
@@ -155,12 +155,19 @@ unsafe fn im2col_2d<T: Element>(c: &ConvKernel, lp: *const T, base: isize, s0: u
     let (ih, iw) = (c.in_spatial[0] as isize, c.in_spatial[1] as isize);
     let (ys, xs) = (c.lhs_spatial_strides[0], c.lhs_spatial_strides[1]);
     let (dy, dx) = (c.rhs_dilation[0] as isize, c.rhs_dilation[1] as isize);
-    let row_contiguous = dx == 1 && xs == ci as isize;
+    let fs = c.lhs_feature_stride;
+    let row_contiguous = fs == 1 && dx == 1 && xs == ci as isize;
+    // `ci` features from `src` (strided when the features are not the innermost dimension, as in a
+    // filter gradient, where they are the batch), or a whole window row when `row_contiguous`.
     let copy = |src: *const T, dst: &mut [T]| {
         if dst.len() == 1 {
             dst[0] = *src;
-        } else {
+        } else if fs == 1 {
             std::ptr::copy_nonoverlapping(src, dst.as_mut_ptr(), dst.len());
+        } else {
+            for (i, v) in dst.iter_mut().enumerate() {
+                *v = *src.offset(i as isize * fs);
+            }
         }
     };
     for j in 0..take {
