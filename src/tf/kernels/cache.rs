@@ -75,7 +75,7 @@ impl OpCache {
         let key = Key {
             op: op_key.clone(),
             types: inputs.iter().map(|t| t.ty.clone()).collect(),
-            values: op.value_inputs(inputs.len()).iter().filter_map(|&i| inputs.get(i)).flat_map(|t| t.bytes().iter().copied()).collect(),
+            values: op.value_inputs(inputs.len()).filter_map(|i| inputs.get(i)).flat_map(|t| t.bytes().iter().copied()).collect(),
         };
         let entry = match self.lookup(&key) {
             Some(e) => e,

@@ -281,6 +281,48 @@ fn shifted_exp_sum(b: &mut Builder, x: apu_compiler::ir::ValueId, ty: &TensorTyp
     Ok((shifted, sum))
 }
 
+/// (low, high) padding of one spatial dimension of size `n` under a window of effective size `ek`
+/// with stride `s`, and the output size (TensorFlow's SAME / VALID / EXPLICIT rules, shared by
+/// Conv2D, its gradients and the pooling gradients).
+pub(super) fn window_padding(name: &str, padding: &Padding, d: usize, n: i64, ek: i64, s: i64) -> Result<((i64, i64), i64)> {
+    if s < 1 {
+        return Err(Error::invalid(format!("{}: stride {s} must be >= 1", name)));
+    }
+    let (lo, hi) = match padding {
+        Padding::Valid => (0, 0),
+        Padding::Same => {
+            let out = (n + s - 1) / s;
+            let total = ((out - 1) * s + ek - n).max(0);
+            (total / 2, total - total / 2)
+        }
+        Padding::Explicit(p) => *p.get(d).ok_or_else(|| Error::invalid(format!("{}: explicit_paddings needs 8 values", name)))?,
+    };
+    let padded = n + lo + hi;
+    if padded < ek {
+        return Err(Error::invalid(format!("{}: window of {ek} is larger than the padded input {padded}", name)));
+    }
+    Ok(((lo, hi), (padded - ek) / s + 1))
+}
+
+/// The dimension numbers of an image (batch first, features at `feature`, two spatial dimensions)
+/// convolved by an HWIO filter into an image of the same layout; `transposed` swaps the filter's
+/// I and O (the input gradient convolves the output gradient by the filter's transpose).
+pub(super) fn image_by_hwio(feature: usize, spatial: [usize; 2], transposed: bool) -> ConvDims {
+    let sp: Vec<i64> = spatial.iter().map(|&d| d as i64).collect();
+    let (i, o) = if transposed { (3, 2) } else { (2, 3) };
+    ConvDims {
+        input_batch: 0,
+        input_feature: feature as i64,
+        input_spatial: sp.clone(),
+        kernel_input_feature: i,
+        kernel_output_feature: o,
+        kernel_spatial: vec![0, 1],
+        output_batch: 0,
+        output_feature: feature as i64,
+        output_spatial: sp,
+    }
+}
+
 fn lower_conv2d(
     b: &mut Builder,
     tin: &TensorType,
@@ -312,22 +354,9 @@ fn lower_conv2d(
         if s < 1 || dil < 1 {
             return Err(Error::invalid(format!("Conv2D: stride {s} / dilation {dil} must be >= 1")));
         }
-        let ek = (k - 1) * dil + 1;
-        let (lo, hi) = match padding {
-            Padding::Valid => (0, 0),
-            Padding::Same => {
-                let out = (n + s - 1) / s;
-                let total = ((out - 1) * s + ek - n).max(0);
-                (total / 2, total - total / 2)
-            }
-            Padding::Explicit(p) => *p.get(d).ok_or_else(|| Error::invalid("Conv2D: explicit_paddings needs 8 values"))?,
-        };
-        let padded = n + lo + hi;
-        if padded < ek {
-            return Err(Error::invalid(format!("Conv2D: window of {ek} is larger than the padded input {padded}")));
-        }
-        out_spatial.push((padded - ek) / s + 1);
-        pads.push((lo, hi));
+        let (p, out) = window_padding("Conv2D", padding, d, n, (k - 1) * dil + 1, s)?;
+        out_spatial.push(out);
+        pads.push(p);
     }
     let mut out_shape = tin.shape.clone();
     out_shape[feature] = tfilter.shape[3];
@@ -335,18 +364,7 @@ fn lower_conv2d(
     out_shape[spatial[1]] = out_spatial[1];
     let x = b.param(tin.clone());
     let w = b.param(tfilter.clone());
-    let sp: Vec<i64> = spatial.iter().map(|&d| d as i64).collect();
-    let dims = ConvDims {
-        input_batch: 0,
-        input_feature: feature as i64,
-        input_spatial: sp.clone(),
-        kernel_input_feature: 2,
-        kernel_output_feature: 3,
-        kernel_spatial: vec![0, 1],
-        output_batch: 0,
-        output_feature: feature as i64,
-        output_spatial: sp,
-    };
+    let dims = image_by_hwio(feature, spatial, false);
     let (window_strides, rhs_dilation) = (spatial.iter().map(|&d| strides[d]).collect(), spatial.iter().map(|&d| dilations[d]).collect());
     Ok(b.convolution(x, w, dims, window_strides, pads, vec![1, 1], rhs_dilation, TensorType::new(out_shape, tin.elem)))
 }

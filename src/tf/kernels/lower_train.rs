@@ -10,6 +10,7 @@
 //! count-divided output gradient.
 
 use super::builder::Builder;
+use super::lower::{image_by_hwio, window_padding};
 use super::lower_more::read_ints;
 use super::ops::{Padding, PoolKind, SliceMasks, TfOp};
 use apu_compiler::ir::{BinaryOp, ComparisonDirection, ConvDims, ElementType, GatherDims, OpKind, TensorType, ValueId};
@@ -70,28 +71,6 @@ fn layout(channels_first: bool) -> (usize, [usize; 2]) {
     }
 }
 
-/// (low, high) padding of one spatial dimension of size `n` under a window of effective size `ek`
-/// with stride `s`, and the output size.
-fn window_padding(op: &TfOp, padding: &Padding, d: usize, n: i64, ek: i64, s: i64) -> Result<((i64, i64), i64)> {
-    if s < 1 {
-        return Err(Error::invalid(format!("{}: stride {s} must be >= 1", op.name())));
-    }
-    let (lo, hi) = match padding {
-        Padding::Valid => (0, 0),
-        Padding::Same => {
-            let out = (n + s - 1) / s;
-            let total = ((out - 1) * s + ek - n).max(0);
-            (total / 2, total - total / 2)
-        }
-        Padding::Explicit(p) => *p.get(d).ok_or_else(|| Error::invalid(format!("{}: explicit_paddings needs 8 values", op.name())))?,
-    };
-    let padded = n + lo + hi;
-    if padded < ek {
-        return Err(Error::invalid(format!("{}: window of {ek} is larger than the padded input {padded}", op.name())));
-    }
-    Ok(((lo, hi), (padded - ek) / s + 1))
-}
-
 fn check_conv_attrs(op: &TfOp, strides: &[i64], dilations: &[i64], feature: usize) -> Result<()> {
     if strides.len() != 4 || dilations.len() != 4 || strides[0] != 1 || strides[feature] != 1 || dilations[0] != 1 || dilations[feature] != 1 {
         return Err(Error::unimplemented(format!("{} with strides {strides:?} / dilations {dilations:?} (batch and channel must be 1)", op.name())));
@@ -114,7 +93,7 @@ fn conv_input_grad(op: &TfOp, inputs: &[Tensor], b: &mut Builder, strides: &[i64
     for (i, &d) in spatial.iter().enumerate() {
         let (n, k, s, dil) = (sizes[d], tw.shape[i], strides[d], dilations[d]);
         let ek = (k - 1) * dil + 1;
-        let ((lo, hi), out) = window_padding(op, padding, d, n, ek, s)?;
+        let ((lo, hi), out) = window_padding(&op.name(), padding, d, n, ek, s)?;
         if out != tdy.shape[d] {
             return Err(Error::invalid(format!("{}: out_backprop {tdy} does not match the forward output size {out} of dimension {d}", op.name())));
         }
@@ -126,18 +105,7 @@ fn conv_input_grad(op: &TfOp, inputs: &[Tensor], b: &mut Builder, strides: &[i64
     let w = b.param(tw.clone());
     let dy = b.param(tdy.clone());
     let w = b.push(OpKind::Reverse { dimensions: vec![0, 1] }, vec![w], tw.clone());
-    let sp: Vec<i64> = spatial.iter().map(|&d| d as i64).collect();
-    let dims = ConvDims {
-        input_batch: 0,
-        input_feature: feature as i64,
-        input_spatial: sp.clone(),
-        kernel_input_feature: 3,
-        kernel_output_feature: 2,
-        kernel_spatial: vec![0, 1],
-        output_batch: 0,
-        output_feature: feature as i64,
-        output_spatial: sp,
-    };
+    let dims = image_by_hwio(feature, spatial, true);
     let (lhs_dilation, rhs_dilation) = (spatial.iter().map(|&d| strides[d]).collect(), spatial.iter().map(|&d| dilations[d]).collect());
     Ok((vec![b.convolution(dy, w, dims, vec![1, 1], pads, lhs_dilation, rhs_dilation, TensorType::new(sizes, tdy.elem))], vec![1, 2]))
 }
@@ -162,7 +130,7 @@ fn conv_filter_grad(op: &TfOp, inputs: &[Tensor], b: &mut Builder, strides: &[i6
     for (i, &d) in spatial.iter().enumerate() {
         let (n, k, s, dil) = (tx.shape[d], sizes[i], strides[d], dilations[d]);
         let ek = (k - 1) * dil + 1;
-        let ((lo, _), out) = window_padding(op, padding, d, n, ek, s)?;
+        let ((lo, _), out) = window_padding(&op.name(), padding, d, n, ek, s)?;
         if out != tdy.shape[d] {
             return Err(Error::invalid(format!("{}: out_backprop {tdy} does not match the forward output size {out} of dimension {d}", op.name())));
         }
@@ -209,7 +177,7 @@ fn pool_windows(op: &TfOp, shape: &[i64], ksize: &[i64], strides: &[i64], same: 
         if ksize[d] < 1 {
             return Err(Error::invalid(format!("{}: window {}", op.name(), ksize[d])));
         }
-        let (p, o) = window_padding(op, &padding, d, shape[d], ksize[d], strides[d])?;
+        let (p, o) = window_padding(&op.name(), &padding, d, shape[d], ksize[d], strides[d])?;
         pads[d] = p;
         out[d] = o;
     }

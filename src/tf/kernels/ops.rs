@@ -153,17 +153,17 @@ pub enum TfOp {
 impl TfOp {
     /// Inputs whose values (not only types) the lowering reads: host-memory axes, shapes and the
     /// like. Their bytes are part of the compiled-op cache key.
-    pub fn value_inputs(&self, num_inputs: usize) -> Vec<usize> {
+    /// (Every such set is a run of consecutive inputs, so a range: no allocation per kernel call.)
+    pub fn value_inputs(&self, num_inputs: usize) -> std::ops::Range<usize> {
         match self {
-            TfOp::Reduce { .. } | TfOp::Tile | TfOp::BroadcastTo | TfOp::Transpose | TfOp::Conv2DBackpropFilter { .. } => vec![1],
-            TfOp::Fill | TfOp::Conv2DBackpropInput { .. } | TfOp::Split { .. } => vec![0],
-            TfOp::PoolGrad { kind: PoolKind::Avg, .. } => vec![0],
-            TfOp::StridedSlice(_) => vec![1, 2, 3],
-            TfOp::StridedSliceGrad(_) => vec![0, 1, 2, 3],
-            TfOp::Slice | TfOp::SplitV { .. } => vec![1, 2],
-            TfOp::GatherV2 { .. } => vec![2],
-            TfOp::ConcatV2 => vec![num_inputs.saturating_sub(1)],
-            _ => vec![],
+            TfOp::Reduce { .. } | TfOp::Tile | TfOp::BroadcastTo | TfOp::Transpose | TfOp::Conv2DBackpropFilter { .. } => 1..2,
+            TfOp::Fill | TfOp::Conv2DBackpropInput { .. } | TfOp::Split { .. } | TfOp::PoolGrad { kind: PoolKind::Avg, .. } => 0..1,
+            TfOp::StridedSlice(_) => 1..4,
+            TfOp::StridedSliceGrad(_) => 0..4,
+            TfOp::Slice | TfOp::SplitV { .. } => 1..3,
+            TfOp::GatherV2 { .. } => 2..3,
+            TfOp::ConcatV2 => num_inputs.saturating_sub(1)..num_inputs,
+            _ => 0..0,
         }
     }
 
