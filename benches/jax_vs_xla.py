@@ -60,6 +60,15 @@ def conv(x, w):
     return lax.conv_general_dilated(x, w, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
 
 
+def depthwise_grads(x, w):
+    """A depthwise 3x3 convolution's input and filter gradients (MobileNet's backward pass)."""
+    def loss(x, w):
+        y = lax.conv_general_dilated(x, w, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"),
+                                     feature_group_count=x.shape[-1])
+        return jnp.sum(y * y)
+    return jax.grad(loss, argnums=(0, 1))(x, w)
+
+
 def scan(x):
     def step(c, _):
         c = jnp.tanh(c * 0.5 + 0.1)
@@ -93,6 +102,8 @@ def workloads(r, quick):
         ("MLP 784-512-512-10 B256 fwd+bwd", jax.grad(mlp_loss), mlp_inputs(r)),
         ("conv2d NHWC 1x56x56x64, 64 3x3", conv,
          (r.standard_normal((1, 56, 56, 64), f32), r.standard_normal((3, 3, 64, 64), f32) * f32(0.05))),
+        ("depthwise 3x3 grads, 16x32x32x64", depthwise_grads,
+         (r.standard_normal((16, 32, 32, 64), f32), r.standard_normal((3, 3, 1, 64), f32) * f32(0.3))),
         ("lax.scan 1000 steps, f32[128]", scan, (r.standard_normal(128, f32),)),
     ]
     return items

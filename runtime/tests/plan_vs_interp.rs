@@ -41,6 +41,11 @@ fn floats(t: &Tensor) -> Option<Vec<f64>> {
 
 /// Runs `m` on the interpreter and on the plan (1 and 3 threads) and compares: floats within a
 /// relative 1e-5 (summation order differs between kernels), everything else bit-exact.
+/// Whether the plan of `m` has a depthwise convolution step (top level).
+fn plans_depthwise(p: &Program) -> bool {
+    p.plan().is_some_and(|plan| plan.steps.iter().any(|s| matches!(s.kind, apu_compiler::plan::StepKind::DepthwiseConv(_))))
+}
+
 fn same_everywhere(m: &ValidModule, seed: u64) -> Result<(), TestCaseError> {
     let mut seed = seed;
     let inputs: Vec<Tensor> = m.entry_function().param_types().iter().map(|t| random_tensor(t.as_tensor().unwrap(), &mut seed)).collect();
@@ -1245,6 +1250,100 @@ proptest! {
 }
 
 proptest! {
+    /// One-dimensional depthwise convolutions (NWC and NCW) with strides, window and input dilation
+    /// and padding, negative padding included: the depthwise kernel with a unit first dimension.
+    #[test]
+    fn depthwise_1d_convolutions(n in 1i64..3, w in 1i64..9, c in 2i64..20, kw in 1i64..4, stride in 1i64..3, dil in 1i64..3, ldil in 1i64..3, lo in -1i64..3, hi in -1i64..3, ncw in any::<bool>(), f64s in any::<bool>(), seed in any::<u64>()) {
+        let elem = if f64s { E::F64 } else { E::F32 };
+        let (padded, window) = ((w - 1) * ldil + 1 + lo + hi, (kw - 1) * dil + 1);
+        prop_assume!(padded >= window);
+        let ow = (padded - window) / stride + 1;
+        let (ishape, kshape, oshape, dims) = if ncw {
+            (vec![n, c, w], vec![c, 1, kw], vec![n, c, ow], ConvDims {
+                input_batch: 0, input_feature: 1, input_spatial: vec![2],
+                kernel_input_feature: 1, kernel_output_feature: 0, kernel_spatial: vec![2],
+                output_batch: 0, output_feature: 1, output_spatial: vec![2],
+            })
+        } else {
+            (vec![n, w, c], vec![kw, 1, c], vec![n, ow, c], ConvDims {
+                input_batch: 0, input_feature: 2, input_spatial: vec![1],
+                kernel_input_feature: 1, kernel_output_feature: 2, kernel_spatial: vec![0],
+                output_batch: 0, output_feature: 2, output_spatial: vec![1],
+            })
+        };
+        let mut b = FnBuilder::new("main");
+        let x = b.param(ty(&ishape, elem));
+        let k = b.param(ty(&kshape, elem));
+        let kind = OpKind::Convolution {
+            window_strides: vec![stride],
+            padding: vec![(lo, hi)],
+            lhs_dilation: vec![ldil],
+            rhs_dilation: vec![dil],
+            window_reversal: vec![false],
+            dims,
+            feature_group_count: c,
+            batch_group_count: 1,
+            precision: vec![],
+        };
+        let y = b.op(kind, &[x, k], ty(&oshape, elem));
+        let m = module(vec![b.finish(&[y])]);
+        let p = Program::compile_with(&m, &Options { threads: 1, min_parallel_work: usize::MAX, interpret: false, row_block_bytes: 1 }).unwrap();
+        prop_assert!(plans_depthwise(&p), "not the depthwise kernel: {:?}", p.plan().map(|p| p.summary()));
+        same_everywhere(&m, seed)?;
+    }
+}
+
+proptest! {
+    /// Batch-grouped convolutions (`batch_group_count` > 1: the filter gradient of a grouped or
+    /// depthwise convolution) as JAX writes them, input features and batch swapped, NHWC and NCHW,
+    /// with window dilation (the gradient of a strided convolution) and padding, on the im2col kernel.
+    #[test]
+    fn batch_grouped_convolutions(n in 1i64..4, h in 1i64..7, w in 1i64..7, groups in 1i64..5, per_group in 1i64..3, mult in 1i64..3, kh in 1i64..4, kw in 1i64..4, dil in 1i64..3, pad in prop::collection::vec(0i64..2, 4), nchw in any::<bool>(), f64s in any::<bool>(), seed in any::<u64>()) {
+        let elem = if f64s { E::F64 } else { E::F32 };
+        // The input x has `groups * per_group` channels; the kernel (a cotangent) `groups * mult`.
+        let (c, o) = (groups * per_group, groups * mult);
+        let out = |size: i64, k: i64, lo: i64, hi: i64| size + lo + hi - (k - 1) * dil;
+        let (oh, ow) = (out(h, kh, pad[0], pad[1]), out(w, kw, pad[2], pad[3]));
+        prop_assume!(oh >= 1 && ow >= 1);
+        // lhs: batch = channels of x, feature = batch of x. rhs: in feature = batch, out feature = o.
+        let (ishape, kshape, oshape, dims) = if nchw {
+            (vec![n, c, h, w], vec![n, o, kh, kw], vec![per_group, o, oh, ow], ConvDims {
+                input_batch: 1, input_feature: 0, input_spatial: vec![2, 3],
+                kernel_input_feature: 0, kernel_output_feature: 1, kernel_spatial: vec![2, 3],
+                output_batch: 0, output_feature: 1, output_spatial: vec![2, 3],
+            })
+        } else {
+            (vec![n, h, w, c], vec![n, kh, kw, o], vec![oh, ow, per_group, o], ConvDims {
+                input_batch: 3, input_feature: 0, input_spatial: vec![1, 2],
+                kernel_input_feature: 0, kernel_output_feature: 3, kernel_spatial: vec![1, 2],
+                output_batch: 2, output_feature: 3, output_spatial: vec![0, 1],
+            })
+        };
+        let mut b = FnBuilder::new("main");
+        let x = b.param(ty(&ishape, elem));
+        let k = b.param(ty(&kshape, elem));
+        let kind = OpKind::Convolution {
+            window_strides: vec![1, 1],
+            padding: vec![(pad[0], pad[1]), (pad[2], pad[3])],
+            lhs_dilation: vec![1, 1],
+            rhs_dilation: vec![dil, dil],
+            window_reversal: vec![false, false],
+            dims,
+            feature_group_count: 1,
+            batch_group_count: groups,
+            precision: vec![],
+        };
+        let y = b.op(kind, &[x, k], ty(&oshape, elem));
+        let m = module(vec![b.finish(&[y])]);
+        let p = Program::compile_with(&m, &Options { threads: 1, min_parallel_work: usize::MAX, interpret: false, row_block_bytes: 1 }).unwrap();
+        prop_assert!(p.fallbacks().is_empty(), "fallbacks: {:?}", p.fallbacks());
+        // One channel per group each way: the depthwise kernel, not im2col.
+        prop_assert_eq!(plans_depthwise(&p), groups > 1 && per_group == 1 && mult == 1);
+        same_everywhere(&m, seed)?;
+    }
+}
+
+proptest! {
     /// Grouped and depthwise convolutions (`feature_group_count` > 1), NHWC and NCHW, with strides,
     /// padding and input dilation, on the im2col kernel (no fallback step).
     #[test]
@@ -1285,6 +1384,7 @@ proptest! {
         let m = module(vec![b.finish(&[y])]);
         let p = Program::compile_with(&m, &Options { threads: 1, min_parallel_work: usize::MAX, interpret: false, row_block_bytes: 1 }).unwrap();
         prop_assert!(p.fallbacks().is_empty(), "fallbacks: {:?}", p.fallbacks());
+        prop_assert_eq!(plans_depthwise(&p), groups > 1 && c == 1 && o == 1);
         same_everywhere(&m, seed)?;
     }
 }

@@ -949,7 +949,8 @@ impl<'a> Lowering<'a> {
             .chain(dims.output_spatial.iter().copied());
         let simple = self.caps.dot(aty.elem, bty.elem, rty.elem)
             && *feature_group_count >= 1
-            && *batch_group_count == 1
+            && *batch_group_count >= 1
+            && (*feature_group_count == 1 || *batch_group_count == 1)
             && (lhs_dilation.is_empty() || lhs_dilation.len() == ns)
             && window_reversal.iter().all(|&w| !w)
             && bty.rank() == rank
@@ -970,6 +971,16 @@ impl<'a> Lowering<'a> {
         if !ok_dims {
             return Ok(false);
         }
+        let window = super::depthwise::Window { strides: window_strides, padding, lhs_dilation, rhs_dilation };
+        let (fg, bg) = (*feature_group_count, *batch_group_count);
+        if let Some(mut kernel) = super::depthwise::depthwise_kernel((0, 0, 0), (aty, bty, rty), dims, &window, fg, bg, rty.elem) {
+            kernel.lhs = self.materialize(*a)?;
+            kernel.rhs = self.materialize(*b)?;
+            kernel.out = self.new_slot(*r)?;
+            self.nodes.insert(*r, Node::Slot(kernel.out));
+            self.push(StepKind::DepthwiseConv(kernel));
+            return Ok(true);
+        }
         let u = |d: i64| d as usize;
         let (ast, bst, rst) = (super::view::row_major(&aty.shape), super::view::row_major(&bty.shape), super::view::row_major(&rty.shape));
         // The output's spatial positions must form one row-major index (true for NHWC and NCHW).
@@ -982,12 +993,16 @@ impl<'a> Lowering<'a> {
         }
         let out_spatial_stride = out_spatial_strides.last().copied().unwrap_or(0);
         // Feature groups: group g reads input features [g * kif, (g + 1) * kif) and writes its
-        // share of the output features.
-        let groups = *feature_group_count;
+        // share of the output features. Batch groups (a grouped convolution's filter gradient):
+        // group g reads batch items [g * b, (g + 1) * b) and writes its share of the output features.
+        let groups = fg.max(bg);
         let kif = bty.shape[u(dims.kernel_input_feature)];
-        if aty.shape[u(dims.input_feature)] != kif * groups || rty.shape[u(dims.output_feature)] % groups != 0 {
+        let batch = aty.shape[u(dims.input_batch)];
+        if aty.shape[u(dims.input_feature)] != kif * fg || rty.shape[u(dims.output_feature)] % groups != 0 || batch % bg != 0 {
             return Ok(false);
         }
+        let group_batch = batch / bg;
+        let group_lhs_stride = if bg > 1 { group_batch as isize * ast[u(dims.input_batch)] } else { kif as isize * ast[u(dims.input_feature)] };
         let lhs = self.materialize(*a)?;
         let rhs = self.materialize(*b)?;
         let out = self.new_slot(*r)?;
@@ -996,9 +1011,10 @@ impl<'a> Lowering<'a> {
             lhs,
             rhs,
             elem: rty.elem,
-            batch: aty.shape[u(dims.input_batch)].max(0) as usize,
+            batch: group_batch.max(0) as usize,
             in_features: kif.max(0) as usize,
-            feature_groups: groups as usize,
+            groups: groups as usize,
+            group_lhs_stride,
             out_features: rty.shape[u(dims.output_feature)].max(0) as usize,
             in_spatial: dims.input_spatial.iter().map(|&d| aty.shape[u(d)].max(0) as usize).collect(),
             kernel_spatial: dims.kernel_spatial.iter().map(|&d| bty.shape[u(d)].max(0) as usize).collect(),

@@ -6,6 +6,7 @@
 //! cannot disagree about what a fused kernel can evaluate.
 
 pub mod arg_reduce;
+pub mod depthwise;
 pub mod fallbacks;
 pub mod host_callback;
 pub mod indexed_copy;
@@ -170,7 +171,8 @@ pub struct DotKernel {
 }
 
 /// A convolution as im2col + GEMM (no window reversal; input dilation reads the holes as zeros;
-/// `feature_groups` products, one per group, for grouped and depthwise convolutions).
+/// `groups` products, one per feature group (grouped and depthwise convolutions) or batch group
+/// (their filter gradients)).
 /// Strides are in elements of each operand's buffer; `out_spatial_stride` is the stride of the
 /// output's spatial positions taken as one row-major index.
 #[derive(Clone, Debug, PartialEq)]
@@ -179,12 +181,17 @@ pub struct ConvKernel {
     pub lhs: SlotId,
     pub rhs: SlotId,
     pub elem: ElementType,
+    /// Batch items per group (the whole batch unless batch groups split it).
     pub batch: usize,
     /// Input features per group.
     pub in_features: usize,
     /// Output features of all groups.
     pub out_features: usize,
-    pub feature_groups: usize,
+    /// Feature groups or batch groups (at most one of the two counts exceeds 1): group g reads the
+    /// input from `g * group_lhs_stride` on and writes output features `g * out_features / groups..`.
+    pub groups: usize,
+    /// Elements between the inputs of consecutive groups: `in_features` features, or `batch` items.
+    pub group_lhs_stride: isize,
     pub in_spatial: Vec<usize>,
     pub kernel_spatial: Vec<usize>,
     pub out_spatial: Vec<usize>,
@@ -204,6 +211,40 @@ pub struct ConvKernel {
     pub out_batch_stride: isize,
     pub out_feature_stride: isize,
     pub out_spatial_stride: isize,
+}
+
+/// A 2-D convolution in which every channel is its own group with one input and one output feature
+/// (a depthwise convolution and its input gradient, from feature groups; its filter gradient, from
+/// batch groups): `out[o, y, x, c] = sum over t, (ky, kx) of lhs[o, t, iy, ix, c] * rhs[t, ky, kx, c]`,
+/// where `(iy, ix)` is the window position in the padded, input-dilated lhs (holes and padding read
+/// zero). A forward convolution has `outer` = its batch and `contract` = 1; a filter gradient has
+/// `outer` = 1 and `contract` = the batch. One-dimensional convolutions come with a unit first
+/// dimension. Strides are in elements, indexed `[y, x]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DepthwiseConvKernel {
+    pub out: SlotId,
+    pub lhs: SlotId,
+    pub rhs: SlotId,
+    pub elem: ElementType,
+    pub channels: usize,
+    pub outer: usize,
+    pub contract: usize,
+    pub in_spatial: [usize; 2],
+    pub kernel_spatial: [usize; 2],
+    pub out_spatial: [usize; 2],
+    pub window_strides: [usize; 2],
+    pub pad_low: [isize; 2],
+    pub rhs_dilation: [usize; 2],
+    pub lhs_dilation: [usize; 2],
+    /// (outer, contract, channel) strides of the lhs, then its spatial strides.
+    pub lhs_strides: [isize; 3],
+    pub lhs_spatial_strides: [isize; 2],
+    /// (contract, channel) strides of the rhs, then its spatial strides.
+    pub rhs_strides: [isize; 2],
+    pub rhs_spatial_strides: [isize; 2],
+    /// (outer, channel) strides of the output, then its spatial strides.
+    pub out_strides: [isize; 2],
+    pub out_spatial_strides: [isize; 2],
 }
 
 /// `dynamic_slice` and `dynamic_update_slice` as byte copies of a box whose start is read from
@@ -272,6 +313,7 @@ pub enum StepKind {
     DynamicSlice(DynamicSliceKernel),
     IndexedCopy(IndexedCopyKernel),
     Conv(ConvKernel),
+    DepthwiseConv(DepthwiseConvKernel),
     Reduce(ReduceKernel),
     ArgReduce(ArgReduceKernel),
     Dot(DotKernel),
@@ -355,6 +397,7 @@ impl StepKind {
             }
             StepKind::Dot(d) => vec![d.lhs, d.rhs],
             StepKind::Conv(c) => vec![c.lhs, c.rhs],
+            StepKind::DepthwiseConv(c) => vec![c.lhs, c.rhs],
             StepKind::Window(k) => std::iter::once(k.input).chain(k.init.slot()).collect(),
             StepKind::SelectScatter(k) => [k.operand, k.source].into_iter().chain(k.init.slot()).collect(),
             StepKind::Pad(k) => std::iter::once(k.input).chain(k.value.slot()).collect(),
@@ -382,6 +425,7 @@ impl StepKind {
             StepKind::ArgReduce(k) => vec![k.value_out, k.index_out],
             StepKind::Dot(d) => vec![d.out],
             StepKind::Conv(c) => vec![c.out],
+            StepKind::DepthwiseConv(c) => vec![c.out],
             StepKind::Window(k) => vec![k.out],
             StepKind::SelectScatter(k) => vec![k.out],
             StepKind::Pad(k) => vec![k.out],
@@ -444,7 +488,7 @@ impl Plan {
                 counts[match s.kind {
                     StepKind::Elementwise(_) => 0,
                     StepKind::Reduce(_) | StepKind::ArgReduce(_) | StepKind::Window(_) | StepKind::SelectScatter(_) => 1,
-                    StepKind::Dot(_) | StepKind::Conv(_) => 2,
+                    StepKind::Dot(_) | StepKind::Conv(_) | StepKind::DepthwiseConv(_) => 2,
                     StepKind::Alias { .. } | StepKind::DynamicSlice(_) | StepKind::IndexedCopy(_) | StepKind::Concat(_) | StepKind::Pad(_) => 3,
                     StepKind::HostCallback(_) => 7,
                     StepKind::Collective(_) | StepKind::InstanceId { .. } => 3,

@@ -42,7 +42,7 @@ pub unsafe fn run(c: &ConvKernel, lhs: Ptr, rhs: Ptr, out: Ptr, workers: &Worker
 
 unsafe fn run_typed<T: Element>(c: &ConvKernel, lhs: Ptr, rhs: Ptr, out: Ptr, workers: &Workers) {
     // Per group: `ci` input features, `co` output features; group g's output features start at g * co.
-    let groups = c.feature_groups.max(1);
+    let groups = c.groups.max(1);
     let (ci, co) = (c.in_features, c.out_features / groups);
     let windows: usize = c.kernel_spatial.iter().product();
     let positions: usize = c.out_spatial.iter().product();
@@ -95,7 +95,7 @@ unsafe fn run_typed<T: Element>(c: &ConvKernel, lhs: Ptr, rhs: Ptr, out: Ptr, wo
             let s0 = r % positions;
             let take = BLOCK_ROWS.min(range.end - r).min(positions - s0);
             for g in 0..groups {
-            let feature0 = (g * ci) as isize * c.lhs_feature_stride;
+            let feature0 = g as isize * c.group_lhs_stride;
             if fast_2d {
                 im2col_2d(c, lp, n as isize * c.lhs_batch_stride + feature0, s0, take, ci, &mut col);
             } else {

@@ -10,6 +10,7 @@ mod body_program;
 mod claims;
 mod control;
 mod conv;
+mod depthwise;
 mod dynamic_slice;
 mod fallbacks;
 mod fastmath;
@@ -547,6 +548,13 @@ impl Executable {
                 let mut buf = pool.take(plan.slots[c.out].byte_size());
                 // SAFETY: strides and sizes come from the operands' shapes; gathers are bounds-checked.
                 unsafe { conv::run(c, a, b, Ptr(buf.as_mut_ptr()), &self.workers) };
+                slots[c.out] = Some(Arc::new(buf));
+            }
+            (StepKind::DepthwiseConv(c), _) => {
+                let (a, b) = (Self::slot_ptr(slots, c.lhs)?, Self::slot_ptr(slots, c.rhs)?);
+                let mut buf = pool.take(plan.slots[c.out].byte_size());
+                // SAFETY: strides and sizes come from the operands' shapes; window positions are bounds-checked.
+                unsafe { depthwise::run(c, a, b, Ptr(buf.as_mut_ptr()), &self.workers) };
                 slots[c.out] = Some(Arc::new(buf));
             }
             (StepKind::Window(k), _) => {
