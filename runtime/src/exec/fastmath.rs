@@ -156,20 +156,37 @@ pub fn exp_slice_f32<M: Madd>(a: &[f32], o: &mut [f32]) {
 /// `o = e^pre(a)`: the argument computed in the same loop.
 #[inline(always)]
 pub fn exp_map_slice_f32<M: Madd>(a: &[f32], o: &mut [f32], pre: impl Fn(f32) -> f32 + Copy) {
-    core_else_general(a, o, pre, -86.0, 88.0, exp_core_f32::<M>, exp_f32::<M>);
+    core_else_general(a, o, pre, (-86.0, 88.0), EXP_SATURATES, exp_core_f32::<M>, #[inline(always)] |x| exp_f32::<M>(x));
 }
 
-/// `o = core(pre(a))` if every `pre(a)` is in `[lo, hi]` (where `core` gives `general`'s
-/// results), checked in the same vectorised loop; else (rare) `o = general(pre(a))` over again.
+/// Where a function's result is a constant: below `low.0` it is `low.1`, above `high.0` it is
+/// `high.1` (bit for bit what the general function gives there). A softmax under a causal mask
+/// takes e^x of -3.4e38 for half its elements: those lanes need no general evaluation.
+#[derive(Clone, Copy)]
+pub struct Saturates {
+    pub low: (f32, f32),
+    pub high: (f32, f32),
+}
+
+/// e^x is 0 below -104 and infinite above 88.72284 (`exp_f32`).
+pub const EXP_SATURATES: Saturates = Saturates { low: (-104.0, 0.0), high: (88.722_84, f32::INFINITY) };
+/// 1 / (1 + e^-x) is 0 where e^-x is infinite and 1 where it is 0.
+pub const LOGISTIC_SATURATES: Saturates = Saturates { low: (-88.722_84, 0.0), high: (104.0, 1.0) };
+
+/// `o = core(pre(a))` where `pre(a)` is in `[lo, hi]` (where `core` gives `general`'s results)
+/// and the saturated constant where it is beyond `sat`'s bounds, checked in the same vectorised
+/// loop; if any other value (or NaN) occurs, `o = general(pre(a))` over again (rare).
 #[inline(always)]
-fn core_else_general(a: &[f32], o: &mut [f32], pre: impl Fn(f32) -> f32 + Copy, lo: f32, hi: f32, core: impl Fn(f32) -> f32, general: impl Fn(f32) -> f32) {
-    let mut within = true;
+fn core_else_general(a: &[f32], o: &mut [f32], pre: impl Fn(f32) -> f32 + Copy, (lo, hi): (f32, f32), sat: Saturates, core: impl Fn(f32) -> f32, general: impl Fn(f32) -> f32) {
+    let mut covered = true;
     for (o, &x) in o.iter_mut().zip(a) {
         let y = pre(x);
-        within &= (y >= lo) & (y <= hi);
-        *o = core(y);
+        let (below, above) = (y < sat.low.0, y > sat.high.0);
+        covered &= ((y >= lo) & (y <= hi)) | below | above;
+        let v = core(y.clamp(lo, hi));
+        *o = if below { sat.low.1 } else if above { sat.high.1 } else { v };
     }
-    if !within {
+    if !covered {
         for (o, &x) in o.iter_mut().zip(a) {
             *o = general(pre(x));
         }
@@ -185,7 +202,7 @@ pub fn logistic_slice_f32<M: Madd>(a: &[f32], o: &mut [f32]) {
 /// `o = logistic(pre(a))`, as [`exp_map_slice_f32`].
 #[inline(always)]
 pub fn logistic_map_slice_f32<M: Madd>(a: &[f32], o: &mut [f32], pre: impl Fn(f32) -> f32 + Copy) {
-    core_else_general(a, o, pre, -88.0, 86.0, logistic_core::<f32, M>, logistic_f32::<M>);
+    core_else_general(a, o, pre, (-88.0, 86.0), LOGISTIC_SATURATES, logistic_core::<f32, M>, #[inline(always)] |x| logistic_f32::<M>(x));
 }
 
 /// Beyond this |x|, tanh(x) is +-1 to f32 precision: tanh(9) is within an ulp of 1, and 1 is the
@@ -249,7 +266,7 @@ pub fn logistic_f32<M: Madd>(x: f32) -> f32 {
 /// The functions over AVX-512 registers, with ops on their results in the same loop.
 #[cfg(target_arch = "x86_64")]
 pub mod x16 {
-    use super::{exp_core, exp_f32, logistic_core, logistic_f32, tanh, Fused, Lanes};
+    use super::{exp_core, exp_f32, logistic_core, logistic_f32, tanh, Fused, Lanes, Saturates, EXP_SATURATES, LOGISTIC_SATURATES};
     use apu_compiler::ir::UnaryOp as U;
     use std::arch::x86_64::*;
 
@@ -320,6 +337,21 @@ pub mod x16 {
         fn within(self, lo: f32, hi: f32, mask: u16) -> u16 {
             unsafe { _mm512_mask_cmp_ps_mask::<_CMP_LE_OQ>(_mm512_mask_cmp_ps_mask::<_CMP_GE_OQ>(mask, self.0, _mm512_set1_ps(lo)), self.0, _mm512_set1_ps(hi)) }
         }
+        /// The lanes of `mask` below `t`.
+        #[inline(always)]
+        fn less_than(self, t: f32, mask: u16) -> u16 {
+            unsafe { _mm512_mask_cmp_ps_mask::<_CMP_LT_OQ>(mask, self.0, _mm512_set1_ps(t)) }
+        }
+        /// The lanes of `mask` above `t`.
+        #[inline(always)]
+        fn greater_than(self, t: f32, mask: u16) -> u16 {
+            unsafe { _mm512_mask_cmp_ps_mask::<_CMP_GT_OQ>(mask, self.0, _mm512_set1_ps(t)) }
+        }
+        /// `v` in the lanes of `mask`, this register's values in the others.
+        #[inline(always)]
+        fn blend(self, mask: u16, v: f32) -> F32x16 {
+            F32x16(unsafe { _mm512_mask_blend_ps(mask, self.0, _mm512_set1_ps(v)) })
+        }
         /// `f` on every lane, one at a time.
         #[inline(always)]
         fn per_lane(self, f: impl Fn(f32) -> f32) -> F32x16 {
@@ -377,17 +409,25 @@ pub mod x16 {
         // One loop per function (a match inside the loop would run on every register).
         match f {
             U::Tanh => map_with_posts(a, o, #[inline(always)] |x, _| tanh::<F32x16, Fused>(pre(x)), posts),
-            U::Exponential => map_with_posts(a, o, #[inline(always)] |x, mask| core_or_lanes(pre(x), mask, -86.0, 88.0, #[inline(always)] |x| exp_core::<F32x16, Fused>(x), exp_f32::<Fused>), posts),
-            _ => map_with_posts(a, o, #[inline(always)] |x, mask| core_or_lanes(pre(x), mask, -88.0, 86.0, #[inline(always)] |x| logistic_core::<F32x16, Fused>(x), logistic_f32::<Fused>), posts),
+            U::Exponential => map_with_posts(a, o, #[inline(always)] |x, mask| core_or_lanes(pre(x), mask, (-86.0, 88.0), EXP_SATURATES, #[inline(always)] |x| exp_core::<F32x16, Fused>(x), #[inline(always)] |x| exp_f32::<Fused>(x)), posts),
+            _ => map_with_posts(a, o, #[inline(always)] |x, mask| core_or_lanes(pre(x), mask, (-88.0, 86.0), LOGISTIC_SATURATES, #[inline(always)] |x| logistic_core::<F32x16, Fused>(x), #[inline(always)] |x| logistic_f32::<Fused>(x)), posts),
         }
     }
 
     /// `core(x)` when the lanes of `mask` are all in `[lo, hi]`, where it gives the general
-    /// function's results; else (rare) the general function lane by lane.
+    /// function's results, with saturated lanes (beyond `sat`'s bounds) set to their constants;
+    /// else (rare: a lane between the core's range and saturation, or NaN) the general function
+    /// lane by lane.
     #[inline(always)]
-    fn core_or_lanes(x: F32x16, mask: u16, lo: f32, hi: f32, core: impl Fn(F32x16) -> F32x16, general: impl Fn(f32) -> f32) -> F32x16 {
-        if x.within(lo, hi, mask) == mask {
-            core(x)
+    fn core_or_lanes(x: F32x16, mask: u16, (lo, hi): (f32, f32), sat: Saturates, core: impl Fn(F32x16) -> F32x16, general: impl Fn(f32) -> f32) -> F32x16 {
+        let within = x.within(lo, hi, mask);
+        if within == mask {
+            return core(x);
+        }
+        let below = x.less_than(sat.low.0, mask);
+        let above = x.greater_than(sat.high.0, mask);
+        if within | below | above == mask {
+            core(x.clamp(lo, hi)).blend(below, sat.low.1).blend(above, sat.high.1)
         } else {
             x.per_lane(general)
         }
@@ -451,6 +491,27 @@ mod tests {
         assert!(worst.0 <= 4, "worst difference {} ulp at x = {} (function {})", worst.0, worst.1, worst.2);
         // The slice forms take the core polynomial when they can: bit for bit the same results.
         let xs: Vec<f32> = (0..2000).map(|i| -90.0 + i as f32 * 0.09).chain([f32::NAN, f32::INFINITY, f32::NEG_INFINITY, -0.0]).collect();
+        // Saturated arguments (a masked softmax's -3.4e38) among core-range ones, with values just
+        // beyond each function's thresholds, and no value that needs the general function: the
+        // saturated constants are what the general function gives.
+        let saturated = |edges: [f32; 2]| -> Vec<f32> {
+            (0..300)
+                .map(|i| match i % 5 {
+                    0 => f32::MIN,
+                    1 => [-1e9, -200.0, 200.0, 1e9, f32::MAX][i / 5 % 5],
+                    2 => edges[i / 5 % 2],
+                    _ => -80.0 + i as f32 * 0.5,
+                })
+                .collect()
+        };
+        let (xe, xl) = (saturated([-104.0001, 88.7229]), saturated([-88.7229, 104.0001]));
+        let (mut e, mut l) = (vec![0.0f32; xe.len()], vec![0.0f32; xl.len()]);
+        exp_slice_f32::<M>(&xe, &mut e);
+        logistic_slice_f32::<M>(&xl, &mut l);
+        for k in 0..xe.len() {
+            assert_eq!(e[k].to_bits(), exp_f32::<M>(xe[k]).to_bits(), "exp({})", xe[k]);
+            assert_eq!(l[k].to_bits(), logistic_f32::<M>(xl[k]).to_bits(), "logistic({})", xl[k]);
+        }
         for window in [&xs[..], &xs[100..300], &xs[1000..1200], &xs[1990..]] {
             let (mut e, mut l) = (vec![0.0f32; window.len()], vec![0.0f32; window.len()]);
             exp_slice_f32::<M>(window, &mut e);
@@ -481,6 +542,42 @@ mod tests {
         assert_eq!(tanh_f32::<M>(f32::NEG_INFINITY), -1.0);
         assert_eq!(tanh_f32::<M>(-0.0).to_bits(), (-0.0f32).to_bits());
         assert_eq!(tanh_f32::<M>(0.0).to_bits(), 0);
+    }
+
+    /// The AVX-512 form (`x16::function_with_posts`, no posts) gives the scalar functions' bits on
+    /// registers that mix saturated lanes (a masked softmax's -3.4e38, 1e9), core-range lanes,
+    /// lanes that need the general function, NaN, and a partial last register.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn avx512_functions_match_the_scalar_ones_on_saturated_lanes() {
+        use apu_compiler::ir::UnaryOp as U;
+        if !(std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("avx512dq") && std::arch::is_x86_feature_detected!("avx512vl")) {
+            return;
+        }
+        #[target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma")]
+        unsafe fn run(f: U, a: &[f32], o: &mut [f32]) {
+            x16::function_with_posts(f, a, o, |x| x, &[]);
+        }
+        // Per function: saturated lanes (both sides, just beyond each threshold) and core-range ones.
+        let pattern = |edges: [f32; 2]| vec![f32::MIN, -1e9, 0.5, -3.0, edges[0], edges[1], -200.0, 200.0, 1e9, f32::MAX, 2.0, -1.0, 7.0, -20.0, 0.0, 1.0];
+        let exp: fn(f32) -> f32 = exp_f32::<Fused>;
+        let logistic: fn(f32) -> f32 = logistic_f32::<Fused>;
+        for (f, scalar, edges) in [(U::Exponential, exp, [-104.0001, 88.7229]), (U::Logistic, logistic, [-88.7229, 104.0001])] {
+            let p = pattern(edges);
+            let mut inputs = vec![p.clone(), p.iter().map(|&x| if x.abs() < 100.0 { x } else { -1e30 }).collect::<Vec<f32>>()];
+            // With a lane for the general function (-95: between the core range and saturation) or NaN.
+            inputs.push(p.iter().enumerate().map(|(i, &x)| if i == 3 { -95.0 } else { x }).collect());
+            inputs.push(p.iter().enumerate().map(|(i, &x)| if i == 5 { f32::NAN } else { x }).collect());
+            inputs.push(p.iter().cycle().take(37).copied().collect());
+            for a in &inputs {
+                let mut o = vec![0.0f32; a.len()];
+                // SAFETY: the CPU has AVX-512 (checked above).
+                unsafe { run(f, a, &mut o) };
+                for (k, &x) in a.iter().enumerate() {
+                    assert_eq!(o[k].to_bits(), scalar(x).to_bits(), "{f:?}({x}) in {a:?}");
+                }
+            }
+        }
     }
 
     /// Distance in units in the last place between two finite f32 of the same sign (or zeros).
