@@ -1119,6 +1119,48 @@ proptest! {
         bit_exact_everywhere(&m, &inputs)?;
     }
 
+    /// NHWC pooling and its sum gradient: a window over H and W with the channels passed through,
+    /// which the lowering merges into W (rows of W * C elements; 1 to 3 channels, so also rows
+    /// under and over the runtime's short-row threshold), with padding, window dilation and
+    /// strides on W (a stride keeps the axes apart): bit for bit the interpreter's results.
+    #[test]
+    fn pooling_with_channels_passed_through(
+        n in 1i64..3, h in 1i64..7, w in 1i64..7, c in prop_oneof![1i64..4, 8i64..11],
+        geometry in prop::collection::vec((1i64..4, 1i64..3, 1i64..3, 1i64..3, 0i64..3, 0i64..3), 2),
+        combiner in 0u8..4, elem in elem_strategy(), reversed in any::<bool>(), specials in any::<bool>(), seed in any::<u64>(),
+    ) {
+        let shape = vec![n, h, w, c];
+        let g: Vec<(i64, i64, i64, i64, i64, i64)> = vec![(1, 1, 1, 1, 0, 0), geometry[0], geometry[1], (1, 1, 1, 1, 0, 0)];
+        let out: Vec<i64> = (0..4).map(|d| window_out(shape[d], g[d].0, g[d].1, g[d].2, g[d].3, g[d].4, g[d].5)).collect();
+        prop_assume!(out.iter().all(|&o| o >= 1));
+        let op = [BinaryOp::Add, BinaryOp::Multiply, BinaryOp::Maximum, BinaryOp::Minimum][combiner as usize];
+        let mut b = FnBuilder::new("main");
+        let p = b.param(ty(&shape, elem));
+        let x = if reversed { b.op(OpKind::Reverse { dimensions: vec![0, 1] }, &[p], ty(&shape, elem)) } else { p };
+        let init = b.param(ty(&[], elem));
+        let region = b.binary_region(op, elem);
+        let kind = OpKind::ReduceWindow {
+            window_dimensions: g.iter().map(|t| t.0).collect(),
+            window_strides: g.iter().map(|t| t.1).collect(),
+            base_dilations: g.iter().map(|t| t.2).collect(),
+            window_dilations: g.iter().map(|t| t.3).collect(),
+            padding: g.iter().map(|t| (t.4, t.5)).collect(),
+        };
+        let r = b.ops(kind, &[x, init], &[ty(&out, elem)], vec![region]);
+        let m = module(vec![b.finish(&r)]);
+        // W (stride 1, no base dilation) and C are one axis in the kernel.
+        let program = Program::compile_with(&m, &Options { threads: 1, min_parallel_work: usize::MAX, interpret: false, row_block_bytes: 1 }).unwrap();
+        let axes = program.plan().and_then(|plan| plan.steps.iter().find_map(|s| match &s.kind {
+            apu_compiler::plan::StepKind::Window(k) => Some(k.axes.len()),
+            _ => None,
+        }));
+        let merged = g[2].1 == 1 && g[2].2 == 1;
+        prop_assert_eq!(axes, Some(if merged { 3 } else { 4 }));
+        let mut seed = seed;
+        let inputs: Vec<Tensor> = m.entry_function().param_types().iter().map(|t| window_input(t.as_tensor().unwrap(), &mut seed, specials)).collect();
+        bit_exact_everywhere(&m, &inputs)?;
+    }
+
     /// Cumulative sums, products, maxima and minima as JAX lowers them on CPU: a window as long as
     /// the axis, padded in front.
     #[test]
@@ -1236,6 +1278,50 @@ proptest! {
             lhs_dilation: ldil.clone(),
             rhs_dilation: vec![dil, dil],
             window_reversal: vec![false, false],
+            dims,
+            feature_group_count: 1,
+            batch_group_count: 1,
+            precision: vec![],
+        };
+        let y = b.op(kind, &[x, k], ty(&oshape, elem));
+        let m = module(vec![b.finish(&[y])]);
+        let p = Program::compile_with(&m, &Options { threads: 1, min_parallel_work: usize::MAX, interpret: false, row_block_bytes: 1 }).unwrap();
+        prop_assert!(p.fallbacks().is_empty(), "fallbacks: {:?}", p.fallbacks());
+        same_everywhere(&m, seed)?;
+    }
+}
+
+proptest! {
+    /// One-dimensional convolutions (NWC and NCW, several input and output features) with strides,
+    /// window and input dilation and padding: im2col as a 2-D convolution of height 1.
+    #[test]
+    fn convolutions_1d(n in 1i64..3, w in 1i64..12, c in 1i64..5, o in 1i64..4, kw in 1i64..5, stride in 1i64..3, dil in 1i64..4, ldil in 1i64..3, lo in 0i64..3, hi in 0i64..3, ncw in any::<bool>(), f64s in any::<bool>(), seed in any::<u64>()) {
+        let elem = if f64s { E::F64 } else { E::F32 };
+        let (padded, window) = ((w - 1) * ldil + 1 + lo + hi, (kw - 1) * dil + 1);
+        prop_assume!(padded >= window);
+        let ow = (padded - window) / stride + 1;
+        let (ishape, kshape, oshape, dims) = if ncw {
+            (vec![n, c, w], vec![o, c, kw], vec![n, o, ow], ConvDims {
+                input_batch: 0, input_feature: 1, input_spatial: vec![2],
+                kernel_input_feature: 1, kernel_output_feature: 0, kernel_spatial: vec![2],
+                output_batch: 0, output_feature: 1, output_spatial: vec![2],
+            })
+        } else {
+            (vec![n, w, c], vec![kw, c, o], vec![n, ow, o], ConvDims {
+                input_batch: 0, input_feature: 2, input_spatial: vec![1],
+                kernel_input_feature: 1, kernel_output_feature: 2, kernel_spatial: vec![0],
+                output_batch: 0, output_feature: 2, output_spatial: vec![1],
+            })
+        };
+        let mut b = FnBuilder::new("main");
+        let x = b.param(ty(&ishape, elem));
+        let k = b.param(ty(&kshape, elem));
+        let kind = OpKind::Convolution {
+            window_strides: vec![stride],
+            padding: vec![(lo, hi)],
+            lhs_dilation: vec![ldil],
+            rhs_dilation: vec![dil],
+            window_reversal: vec![false],
             dims,
             feature_group_count: 1,
             batch_group_count: 1,

@@ -1006,7 +1006,7 @@ impl<'a> Lowering<'a> {
         let lhs = self.materialize(*a)?;
         let rhs = self.materialize(*b)?;
         let out = self.new_slot(*r)?;
-        let kernel = ConvKernel {
+        let mut kernel = ConvKernel {
             out,
             lhs,
             rhs,
@@ -1033,6 +1033,11 @@ impl<'a> Lowering<'a> {
             out_feature_stride: rst[u(dims.output_feature)],
             out_spatial_stride,
         };
+        if ns == 1 {
+            // 1-D convolutions take the 2-D im2col's window-row copies (audio models' dilated
+            // convolutions spent their time in the general path's per-element index arithmetic).
+            kernel.add_unit_first_dimension();
+        }
         self.push(StepKind::Conv(kernel));
         self.nodes.insert(*r, Node::Slot(out));
         Ok(true)

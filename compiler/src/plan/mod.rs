@@ -213,6 +213,19 @@ pub struct ConvKernel {
     pub out_spatial_stride: isize,
 }
 
+impl ConvKernel {
+    /// The same convolution with a spatial dimension of size 1 in front (a 1-D convolution as a
+    /// 2-D one of height 1).
+    pub fn add_unit_first_dimension(&mut self) {
+        for v in [&mut self.in_spatial, &mut self.kernel_spatial, &mut self.out_spatial, &mut self.window_strides, &mut self.rhs_dilation, &mut self.lhs_dilation] {
+            v.insert(0, 1);
+        }
+        self.pad_low.insert(0, 0);
+        self.lhs_spatial_strides.insert(0, 0);
+        self.rhs_spatial_strides.insert(0, 0);
+    }
+}
+
 /// A 2-D convolution in which every channel is its own group with one input and one output feature
 /// (a depthwise convolution and its input gradient, from feature groups; its filter gradient, from
 /// batch groups): `out[o, y, x, c] = sum over t, (ky, kx) of lhs[o, t, iy, ix, c] * rhs[t, ky, kx, c]`,

@@ -38,6 +38,50 @@ impl WindowAxis {
     }
 }
 
+impl WindowAxis {
+    /// Whether the axis only passes its elements through: window 1, stride 1, no padding or
+    /// dilation, contiguous (NHWC's channels under a spatial pooling window).
+    fn passes_through(&self) -> bool {
+        self.window == 1
+            && self.stride == 1
+            && self.base_dilation == 1
+            && self.window_dilation == 1
+            && self.pad_low == 0
+            && self.out == self.size
+            && self.in_stride == 1
+    }
+}
+
+/// The window axes with a pass-through last axis merged into the axis before it when that one
+/// moves by whole rows of it (stride 1, no base dilation, contiguous): output `i = o * c + j` at
+/// window position `w` reads `i + (w * window_dilation - pad_low) * c`, an element exactly when the
+/// outer axis's position is one. The runtime's rows (the last axis) then hold `out * c` elements
+/// instead of `c`: a 2x2 pooling gradient over 6 channels folded 6-element rows with the per-row
+/// cost of 48-element ones. The window positions keep their row-major order, so the result is
+/// bit for bit the same.
+pub fn merge_pass_through_tail(mut axes: Vec<WindowAxis>) -> Vec<WindowAxis> {
+    while axes.len() >= 2 {
+        let (last, before) = (&axes[axes.len() - 1], &axes[axes.len() - 2]);
+        if !(last.passes_through() && before.stride == 1 && before.base_dilation == 1 && before.in_stride == last.size as isize) {
+            break;
+        }
+        let c = last.size;
+        let merged = WindowAxis {
+            size: before.size * c,
+            in_stride: 1,
+            out: before.out * c,
+            window: before.window,
+            stride: 1,
+            base_dilation: 1,
+            window_dilation: before.window_dilation * c,
+            pad_low: before.pad_low * c as isize,
+        };
+        axes.pop();
+        *axes.last_mut().expect("two axes") = merged;
+    }
+    axes
+}
+
 /// `reduce_window` of one operand whose body is one binary op (add, multiply, maximum, minimum,
 /// and, or): every output element folds its window in row-major order starting from the init
 /// value, padding and dilation holes contributing the init value, exactly as the interpreter does.

@@ -1,7 +1,7 @@
 //! Lowering of window ops (`reduce_window`, `select_and_scatter`), `pad` and `reverse` to their
 //! kernels (see [`crate::plan::window`]); what does not fit stays a fallback step.
 
-use super::super::window::{binary_body, select_body, PadKernel, SelectScatterKernel, WindowAxis, WindowKernel};
+use super::super::window::{binary_body, merge_pass_through_tail, select_body, PadKernel, SelectScatterKernel, WindowAxis, WindowKernel};
 use super::*;
 
 /// Element types the window kernels run on (the reduce kernels' types).
@@ -64,6 +64,7 @@ impl<'a> Lowering<'a> {
                 pad_low: padding[d].0 as isize,
             })
             .collect();
+        let axes = merge_pass_through_tail(axes);
         let out = self.new_slot(*r)?;
         self.push(StepKind::Window(WindowKernel { out, input: slot, in_offset: view.offset, init, combiner, elem: xty.elem, axes }));
         self.nodes.insert(*r, Node::Slot(out));
