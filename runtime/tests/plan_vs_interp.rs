@@ -46,6 +46,59 @@ fn plans_depthwise(p: &Program) -> bool {
     p.plan().is_some_and(|plan| plan.steps.iter().any(|s| matches!(s.kind, apu_compiler::plan::StepKind::DepthwiseConv(_))))
 }
 
+/// The window of a test convolution, one entry per spatial dimension.
+struct ConvWindow {
+    strides: Vec<i64>,
+    padding: Vec<(i64, i64)>,
+    lhs_dilation: Vec<i64>,
+    rhs_dilation: Vec<i64>,
+}
+
+/// A module of one convolution of `x` and `k` into the output, shapes `[x, k, output]`, with
+/// (feature, batch) group counts.
+fn conv_module(elem: E, shapes: [&[i64]; 3], dims: ConvDims, w: ConvWindow, (feature_group_count, batch_group_count): (i64, i64)) -> ValidModule {
+    let mut b = FnBuilder::new("main");
+    let x = b.param(ty(shapes[0], elem));
+    let k = b.param(ty(shapes[1], elem));
+    let window_reversal = vec![false; w.strides.len()];
+    let kind = OpKind::Convolution {
+        window_strides: w.strides,
+        padding: w.padding,
+        lhs_dilation: w.lhs_dilation,
+        rhs_dilation: w.rhs_dilation,
+        window_reversal,
+        dims,
+        feature_group_count,
+        batch_group_count,
+        precision: vec![],
+    };
+    let y = b.op(kind, &[x, k], ty(shapes[2], elem));
+    module(vec![b.finish(&[y])])
+}
+
+/// The dimension numbers of a 2-D image convolution: NCHW input / OIHW kernel / NCHW output, or
+/// NHWC / HWIO / NHWC.
+fn image_dims(nchw: bool) -> ConvDims {
+    if nchw {
+        ConvDims {
+            input_batch: 0, input_feature: 1, input_spatial: vec![2, 3],
+            kernel_input_feature: 1, kernel_output_feature: 0, kernel_spatial: vec![2, 3],
+            output_batch: 0, output_feature: 1, output_spatial: vec![2, 3],
+        }
+    } else {
+        ConvDims {
+            input_batch: 0, input_feature: 3, input_spatial: vec![1, 2],
+            kernel_input_feature: 2, kernel_output_feature: 3, kernel_spatial: vec![0, 1],
+            output_batch: 0, output_feature: 3, output_spatial: vec![1, 2],
+        }
+    }
+}
+
+/// `m` compiled for one thread, whatever the work (so the plan is the one tests inspect).
+fn single_thread(m: &ValidModule) -> Program {
+    Program::compile_with(m, &Options { threads: 1, min_parallel_work: usize::MAX, interpret: false, row_block_bytes: 1 }).unwrap()
+}
+
 fn same_everywhere(m: &ValidModule, seed: u64) -> Result<(), TestCaseError> {
     let mut seed = seed;
     let inputs: Vec<Tensor> = m.entry_function().param_types().iter().map(|t| random_tensor(t.as_tensor().unwrap(), &mut seed)).collect();
@@ -334,35 +387,13 @@ proptest! {
         prop_assume!(oh >= 1 && ow >= 1);
         // NHWC input / HWIO kernel / NHWC output, or NCHW / OIHW / NCHW.
         let (ishape, kshape, oshape, dims) = if nchw {
-            (vec![n, c, h, w], vec![o, c, kh, kw], vec![n, o, oh, ow], ConvDims {
-                input_batch: 0, input_feature: 1, input_spatial: vec![2, 3],
-                kernel_input_feature: 1, kernel_output_feature: 0, kernel_spatial: vec![2, 3],
-                output_batch: 0, output_feature: 1, output_spatial: vec![2, 3],
-            })
+            (vec![n, c, h, w], vec![o, c, kh, kw], vec![n, o, oh, ow], image_dims(true))
         } else {
-            (vec![n, h, w, c], vec![kh, kw, c, o], vec![n, oh, ow, o], ConvDims {
-                input_batch: 0, input_feature: 3, input_spatial: vec![1, 2],
-                kernel_input_feature: 2, kernel_output_feature: 3, kernel_spatial: vec![0, 1],
-                output_batch: 0, output_feature: 3, output_spatial: vec![1, 2],
-            })
+            (vec![n, h, w, c], vec![kh, kw, c, o], vec![n, oh, ow, o], image_dims(false))
         };
-        let mut b = FnBuilder::new("main");
-        let x = b.param(ty(&ishape, elem));
-        let k = b.param(ty(&kshape, elem));
-        let kind = OpKind::Convolution {
-            window_strides: vec![stride, stride],
-            padding: vec![(pad[0], pad[1]), (pad[2], pad[3])],
-            lhs_dilation: vec![1, 1],
-            rhs_dilation: vec![dil, dil],
-            window_reversal: vec![false, false],
-            dims,
-            feature_group_count: 1,
-            batch_group_count: 1,
-            precision: vec![],
-        };
-        let y = b.op(kind, &[x, k], ty(&oshape, elem));
-        let f = b.finish(&[y]);
-        same_everywhere(&module(vec![f]), seed)?;
+        let window = ConvWindow { strides: vec![stride, stride], padding: vec![(pad[0], pad[1]), (pad[2], pad[3])], lhs_dilation: vec![1, 1], rhs_dilation: vec![dil, dil] };
+        let m = conv_module(elem, [&ishape, &kshape, &oshape], dims, window, (1, 1));
+        same_everywhere(&m, seed)?;
     }
 
     #[test]
@@ -1149,7 +1180,7 @@ proptest! {
         let r = b.ops(kind, &[x, init], &[ty(&out, elem)], vec![region]);
         let m = module(vec![b.finish(&r)]);
         // W (stride 1, no base dilation) and C are one axis in the kernel.
-        let program = Program::compile_with(&m, &Options { threads: 1, min_parallel_work: usize::MAX, interpret: false, row_block_bytes: 1 }).unwrap();
+        let program = single_thread(&m);
         let axes = program.plan().and_then(|plan| plan.steps.iter().find_map(|s| match &s.kind {
             apu_compiler::plan::StepKind::Window(k) => Some(k.axes.len()),
             _ => None,
@@ -1257,35 +1288,13 @@ proptest! {
         let (oh, ow) = (out(h, ldil[0], kh, pad[0], pad[1]), out(w, ldil[1], kw, pad[2], pad[3]));
         prop_assume!(oh >= 1 && ow >= 1);
         let (ishape, kshape, oshape, dims) = if nchw {
-            (vec![n, c, h, w], vec![o, c, kh, kw], vec![n, o, oh, ow], ConvDims {
-                input_batch: 0, input_feature: 1, input_spatial: vec![2, 3],
-                kernel_input_feature: 1, kernel_output_feature: 0, kernel_spatial: vec![2, 3],
-                output_batch: 0, output_feature: 1, output_spatial: vec![2, 3],
-            })
+            (vec![n, c, h, w], vec![o, c, kh, kw], vec![n, o, oh, ow], image_dims(true))
         } else {
-            (vec![n, h, w, c], vec![kh, kw, c, o], vec![n, oh, ow, o], ConvDims {
-                input_batch: 0, input_feature: 3, input_spatial: vec![1, 2],
-                kernel_input_feature: 2, kernel_output_feature: 3, kernel_spatial: vec![0, 1],
-                output_batch: 0, output_feature: 3, output_spatial: vec![1, 2],
-            })
+            (vec![n, h, w, c], vec![kh, kw, c, o], vec![n, oh, ow, o], image_dims(false))
         };
-        let mut b = FnBuilder::new("main");
-        let x = b.param(ty(&ishape, elem));
-        let k = b.param(ty(&kshape, elem));
-        let kind = OpKind::Convolution {
-            window_strides: vec![stride, stride],
-            padding: vec![(pad[0], pad[1]), (pad[2], pad[3])],
-            lhs_dilation: ldil.clone(),
-            rhs_dilation: vec![dil, dil],
-            window_reversal: vec![false, false],
-            dims,
-            feature_group_count: 1,
-            batch_group_count: 1,
-            precision: vec![],
-        };
-        let y = b.op(kind, &[x, k], ty(&oshape, elem));
-        let m = module(vec![b.finish(&[y])]);
-        let p = Program::compile_with(&m, &Options { threads: 1, min_parallel_work: usize::MAX, interpret: false, row_block_bytes: 1 }).unwrap();
+        let window = ConvWindow { strides: vec![stride, stride], padding: vec![(pad[0], pad[1]), (pad[2], pad[3])], lhs_dilation: ldil.clone(), rhs_dilation: vec![dil, dil] };
+        let m = conv_module(elem, [&ishape, &kshape, &oshape], dims, window, (1, 1));
+        let p = single_thread(&m);
         prop_assert!(p.fallbacks().is_empty(), "fallbacks: {:?}", p.fallbacks());
         same_everywhere(&m, seed)?;
     }
@@ -1313,23 +1322,9 @@ proptest! {
                 output_batch: 0, output_feature: 2, output_spatial: vec![1],
             })
         };
-        let mut b = FnBuilder::new("main");
-        let x = b.param(ty(&ishape, elem));
-        let k = b.param(ty(&kshape, elem));
-        let kind = OpKind::Convolution {
-            window_strides: vec![stride],
-            padding: vec![(lo, hi)],
-            lhs_dilation: vec![ldil],
-            rhs_dilation: vec![dil],
-            window_reversal: vec![false],
-            dims,
-            feature_group_count: 1,
-            batch_group_count: 1,
-            precision: vec![],
-        };
-        let y = b.op(kind, &[x, k], ty(&oshape, elem));
-        let m = module(vec![b.finish(&[y])]);
-        let p = Program::compile_with(&m, &Options { threads: 1, min_parallel_work: usize::MAX, interpret: false, row_block_bytes: 1 }).unwrap();
+        let window = ConvWindow { strides: vec![stride], padding: vec![(lo, hi)], lhs_dilation: vec![ldil], rhs_dilation: vec![dil] };
+        let m = conv_module(elem, [&ishape, &kshape, &oshape], dims, window, (1, 1));
+        let p = single_thread(&m);
         prop_assert!(p.fallbacks().is_empty(), "fallbacks: {:?}", p.fallbacks());
         same_everywhere(&m, seed)?;
     }
@@ -1357,23 +1352,9 @@ proptest! {
                 output_batch: 0, output_feature: 2, output_spatial: vec![1],
             })
         };
-        let mut b = FnBuilder::new("main");
-        let x = b.param(ty(&ishape, elem));
-        let k = b.param(ty(&kshape, elem));
-        let kind = OpKind::Convolution {
-            window_strides: vec![stride],
-            padding: vec![(lo, hi)],
-            lhs_dilation: vec![ldil],
-            rhs_dilation: vec![dil],
-            window_reversal: vec![false],
-            dims,
-            feature_group_count: c,
-            batch_group_count: 1,
-            precision: vec![],
-        };
-        let y = b.op(kind, &[x, k], ty(&oshape, elem));
-        let m = module(vec![b.finish(&[y])]);
-        let p = Program::compile_with(&m, &Options { threads: 1, min_parallel_work: usize::MAX, interpret: false, row_block_bytes: 1 }).unwrap();
+        let window = ConvWindow { strides: vec![stride], padding: vec![(lo, hi)], lhs_dilation: vec![ldil], rhs_dilation: vec![dil] };
+        let m = conv_module(elem, [&ishape, &kshape, &oshape], dims, window, (c, 1));
+        let p = single_thread(&m);
         prop_assert!(plans_depthwise(&p), "not the depthwise kernel: {:?}", p.plan().map(|p| p.summary()));
         same_everywhere(&m, seed)?;
     }
@@ -1405,23 +1386,9 @@ proptest! {
                 output_batch: 2, output_feature: 3, output_spatial: vec![0, 1],
             })
         };
-        let mut b = FnBuilder::new("main");
-        let x = b.param(ty(&ishape, elem));
-        let k = b.param(ty(&kshape, elem));
-        let kind = OpKind::Convolution {
-            window_strides: vec![1, 1],
-            padding: vec![(pad[0], pad[1]), (pad[2], pad[3])],
-            lhs_dilation: vec![1, 1],
-            rhs_dilation: vec![dil, dil],
-            window_reversal: vec![false, false],
-            dims,
-            feature_group_count: 1,
-            batch_group_count: groups,
-            precision: vec![],
-        };
-        let y = b.op(kind, &[x, k], ty(&oshape, elem));
-        let m = module(vec![b.finish(&[y])]);
-        let p = Program::compile_with(&m, &Options { threads: 1, min_parallel_work: usize::MAX, interpret: false, row_block_bytes: 1 }).unwrap();
+        let window = ConvWindow { strides: vec![1, 1], padding: vec![(pad[0], pad[1]), (pad[2], pad[3])], lhs_dilation: vec![1, 1], rhs_dilation: vec![dil, dil] };
+        let m = conv_module(elem, [&ishape, &kshape, &oshape], dims, window, (1, groups));
+        let p = single_thread(&m);
         prop_assert!(p.fallbacks().is_empty(), "fallbacks: {:?}", p.fallbacks());
         // One channel per group each way: the depthwise kernel, not im2col.
         prop_assert_eq!(plans_depthwise(&p), groups > 1 && per_group == 1 && mult == 1);
@@ -1440,35 +1407,13 @@ proptest! {
         let (oh, ow) = (out(h, kh, pad[0], pad[1]), out(w, kw, pad[2], pad[3]));
         prop_assume!(oh >= 1 && ow >= 1);
         let (ishape, kshape, oshape, dims) = if nchw {
-            (vec![n, ci, h, w], vec![co, c, kh, kw], vec![n, co, oh, ow], ConvDims {
-                input_batch: 0, input_feature: 1, input_spatial: vec![2, 3],
-                kernel_input_feature: 1, kernel_output_feature: 0, kernel_spatial: vec![2, 3],
-                output_batch: 0, output_feature: 1, output_spatial: vec![2, 3],
-            })
+            (vec![n, ci, h, w], vec![co, c, kh, kw], vec![n, co, oh, ow], image_dims(true))
         } else {
-            (vec![n, h, w, ci], vec![kh, kw, c, co], vec![n, oh, ow, co], ConvDims {
-                input_batch: 0, input_feature: 3, input_spatial: vec![1, 2],
-                kernel_input_feature: 2, kernel_output_feature: 3, kernel_spatial: vec![0, 1],
-                output_batch: 0, output_feature: 3, output_spatial: vec![1, 2],
-            })
+            (vec![n, h, w, ci], vec![kh, kw, c, co], vec![n, oh, ow, co], image_dims(false))
         };
-        let mut b = FnBuilder::new("main");
-        let x = b.param(ty(&ishape, elem));
-        let k = b.param(ty(&kshape, elem));
-        let kind = OpKind::Convolution {
-            window_strides: vec![stride, stride],
-            padding: vec![(pad[0], pad[1]), (pad[2], pad[3])],
-            lhs_dilation: vec![ldil, ldil],
-            rhs_dilation: vec![1, 1],
-            window_reversal: vec![false, false],
-            dims,
-            feature_group_count: groups,
-            batch_group_count: 1,
-            precision: vec![],
-        };
-        let y = b.op(kind, &[x, k], ty(&oshape, elem));
-        let m = module(vec![b.finish(&[y])]);
-        let p = Program::compile_with(&m, &Options { threads: 1, min_parallel_work: usize::MAX, interpret: false, row_block_bytes: 1 }).unwrap();
+        let window = ConvWindow { strides: vec![stride, stride], padding: vec![(pad[0], pad[1]), (pad[2], pad[3])], lhs_dilation: vec![ldil, ldil], rhs_dilation: vec![1, 1] };
+        let m = conv_module(elem, [&ishape, &kshape, &oshape], dims, window, (groups, 1));
+        let p = single_thread(&m);
         prop_assert!(p.fallbacks().is_empty(), "fallbacks: {:?}", p.fallbacks());
         prop_assert_eq!(plans_depthwise(&p), groups > 1 && c == 1 && o == 1);
         same_everywhere(&m, seed)?;
