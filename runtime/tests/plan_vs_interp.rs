@@ -94,6 +94,23 @@ fn image_dims(nchw: bool) -> ConvDims {
     }
 }
 
+/// The dimension numbers of a 1-D convolution: NCW input / OIW kernel / NCW output, or NWC / WIO / NWC.
+fn line_dims(ncw: bool) -> ConvDims {
+    if ncw {
+        ConvDims {
+            input_batch: 0, input_feature: 1, input_spatial: vec![2],
+            kernel_input_feature: 1, kernel_output_feature: 0, kernel_spatial: vec![2],
+            output_batch: 0, output_feature: 1, output_spatial: vec![2],
+        }
+    } else {
+        ConvDims {
+            input_batch: 0, input_feature: 2, input_spatial: vec![1],
+            kernel_input_feature: 1, kernel_output_feature: 2, kernel_spatial: vec![0],
+            output_batch: 0, output_feature: 2, output_spatial: vec![1],
+        }
+    }
+}
+
 /// `m` compiled for one thread, whatever the work (so the plan is the one tests inspect).
 fn single_thread(m: &ValidModule) -> Program {
     Program::compile_with(m, &Options { threads: 1, min_parallel_work: usize::MAX, interpret: false, row_block_bytes: 1 }).unwrap()
@@ -1310,17 +1327,9 @@ proptest! {
         prop_assume!(padded >= window);
         let ow = (padded - window) / stride + 1;
         let (ishape, kshape, oshape, dims) = if ncw {
-            (vec![n, c, w], vec![o, c, kw], vec![n, o, ow], ConvDims {
-                input_batch: 0, input_feature: 1, input_spatial: vec![2],
-                kernel_input_feature: 1, kernel_output_feature: 0, kernel_spatial: vec![2],
-                output_batch: 0, output_feature: 1, output_spatial: vec![2],
-            })
+            (vec![n, c, w], vec![o, c, kw], vec![n, o, ow], line_dims(true))
         } else {
-            (vec![n, w, c], vec![kw, c, o], vec![n, ow, o], ConvDims {
-                input_batch: 0, input_feature: 2, input_spatial: vec![1],
-                kernel_input_feature: 1, kernel_output_feature: 2, kernel_spatial: vec![0],
-                output_batch: 0, output_feature: 2, output_spatial: vec![1],
-            })
+            (vec![n, w, c], vec![kw, c, o], vec![n, ow, o], line_dims(false))
         };
         let window = ConvWindow { strides: vec![stride], padding: vec![(lo, hi)], lhs_dilation: vec![ldil], rhs_dilation: vec![dil] };
         let m = conv_module(elem, [&ishape, &kshape, &oshape], dims, window, (1, 1));
@@ -1340,17 +1349,9 @@ proptest! {
         prop_assume!(padded >= window);
         let ow = (padded - window) / stride + 1;
         let (ishape, kshape, oshape, dims) = if ncw {
-            (vec![n, c, w], vec![c, 1, kw], vec![n, c, ow], ConvDims {
-                input_batch: 0, input_feature: 1, input_spatial: vec![2],
-                kernel_input_feature: 1, kernel_output_feature: 0, kernel_spatial: vec![2],
-                output_batch: 0, output_feature: 1, output_spatial: vec![2],
-            })
+            (vec![n, c, w], vec![c, 1, kw], vec![n, c, ow], line_dims(true))
         } else {
-            (vec![n, w, c], vec![kw, 1, c], vec![n, ow, c], ConvDims {
-                input_batch: 0, input_feature: 2, input_spatial: vec![1],
-                kernel_input_feature: 1, kernel_output_feature: 2, kernel_spatial: vec![0],
-                output_batch: 0, output_feature: 2, output_spatial: vec![1],
-            })
+            (vec![n, w, c], vec![kw, 1, c], vec![n, ow, c], line_dims(false))
         };
         let window = ConvWindow { strides: vec![stride], padding: vec![(lo, hi)], lhs_dilation: vec![ldil], rhs_dilation: vec![dil] };
         let m = conv_module(elem, [&ishape, &kshape, &oshape], dims, window, (c, 1));

@@ -43,6 +43,7 @@ unsafe fn run_typed<T: Value>(k: &DepthwiseConvKernel, lhs: Ptr, rhs: Ptr, out: 
     let windows = k.kernel_spatial[0] * k.kernel_spatial[1];
     let cost = POSITIONS.min(positions) * windows * k.contract * CHUNK;
     let (lp, rp, op) = (Ptr(lhs.get()), Ptr(rhs.get()), Ptr(out.get()));
+    let level = cpu_level();
     workers.for_ranges(tiles, 1, cost, &|range| {
         let mut acc = [T::ZERO; POSITIONS * CHUNK];
         for tile in range {
@@ -53,7 +54,7 @@ unsafe fn run_typed<T: Value>(k: &DepthwiseConvKernel, lhs: Ptr, rhs: Ptr, out: 
             let p0 = block * POSITIONS;
             let pn = POSITIONS.min(positions - p0);
             let t = Tile { o, c0, cn, p0, pn };
-            match cpu_level() {
+            match level {
                 // SAFETY: the level is only chosen when the CPU has these extensions.
                 #[cfg(target_arch = "x86_64")]
                 CpuLevel::Avx512 => tile_avx512(k, &t, lp.get() as *const T, rp.get() as *const T, op.get() as *mut T, &mut acc),

@@ -163,8 +163,14 @@ pub fn fold<T: Copy, F: Fn(T, T) -> T>(lanes: &mut Lanes<T>, v: &[T], f: &F) {
     }
 }
 
-/// `acc[j] = f(acc[j], v[j])` for every j (a column reduce's row step).
+/// `acc[j] = f(acc[j], v[j])` for every j (a column reduce's row step, a pooling window's). Rows
+/// of at most 8 elements (NHWC pooling over few channels) run in place: the dispatch to a vector
+/// build costs more than their loop, and the same `f` gives the same bits.
+#[inline]
 pub fn combine<T: Copy, F: Fn(T, T) -> T>(acc: &mut [T], v: &[T], f: &F) {
+    if acc.len() <= 8 {
+        return combine_body(acc, v, f);
+    }
     match cpu_level() {
         // SAFETY: as in `fold`.
         #[cfg(target_arch = "x86_64")]

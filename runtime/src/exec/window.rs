@@ -116,7 +116,7 @@ unsafe fn reduce_window_typed<T: Elem, F: Fn(T, T) -> T + Sync>(k: &WindowKernel
                 }
                 for wl in 0..last.window {
                     if !inside {
-                        combine(acc, &inits, &f);
+                        fold::combine(acc, &inits, &f);
                         continue;
                     }
                     if contiguous {
@@ -125,14 +125,14 @@ unsafe fn reduce_window_typed<T: Elem, F: Fn(T, T) -> T + Sync>(k: &WindowKernel
                         let lo = (-q).clamp(0, len as isize) as usize;
                         let hi = (last.size as isize - q).clamp(lo as isize, len as isize) as usize;
                         if lo > 0 {
-                            combine(&mut acc[..lo], &inits[..lo], &f);
+                            fold::combine(&mut acc[..lo], &inits[..lo], &f);
                         }
                         if hi > lo {
                             let v = std::slice::from_raw_parts(x.offset(base + lo as isize + q), hi - lo);
-                            combine(&mut acc[lo..hi], v, &f);
+                            fold::combine(&mut acc[lo..hi], v, &f);
                         }
                         if hi < len {
-                            combine(&mut acc[hi..], &inits[hi..], &f);
+                            fold::combine(&mut acc[hi..], &inits[hi..], &f);
                         }
                     } else {
                         for (i, g) in gathered.iter_mut().enumerate() {
@@ -141,25 +141,12 @@ unsafe fn reduce_window_typed<T: Elem, F: Fn(T, T) -> T + Sync>(k: &WindowKernel
                                 None => init,
                             };
                         }
-                        combine(acc, &gathered, &f);
+                        fold::combine(acc, &gathered, &f);
                     }
                 }
             }
         }
     });
-}
-
-/// `acc[i] = f(acc[i], v[i])`: short rows (NHWC pooling over few channels) in place, where the
-/// vectorised `fold::combine` costs more in its call than in its loop; the same `f`, the same bits.
-#[inline(always)]
-fn combine<T: Copy, F: Fn(T, T) -> T>(acc: &mut [T], v: &[T], f: &F) {
-    if acc.len() <= 8 {
-        for (a, &x) in acc.iter_mut().zip(v) {
-            *a = f(*a, x);
-        }
-    } else {
-        fold::combine(acc, v, f);
-    }
 }
 
 /// Runs a `select_and_scatter` kernel. `init` is the init value.
