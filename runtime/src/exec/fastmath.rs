@@ -161,7 +161,8 @@ pub fn exp_map_slice_f32<M: Madd>(a: &[f32], o: &mut [f32], pre: impl Fn(f32) ->
 
 /// Where a function's result is a constant: below `low.0` it is `low.1`, above `high.0` it is
 /// `high.1` (bit for bit what the general function gives there). A softmax under a causal mask
-/// takes e^x of -3.4e38 for half its elements: those lanes need no general evaluation.
+/// takes e^x of about -2.4e38 (flax's mask value) for half its elements: those lanes need no
+/// general evaluation.
 #[derive(Clone, Copy)]
 pub struct Saturates {
     pub low: (f32, f32),
@@ -502,7 +503,7 @@ mod tests {
         assert!(worst.0 <= 4, "worst difference {} ulp at x = {} (function {})", worst.0, worst.1, worst.2);
         // The slice forms take the core polynomial when they can: bit for bit the same results.
         let xs: Vec<f32> = (0..2000).map(|i| -90.0 + i as f32 * 0.09).chain([f32::NAN, f32::INFINITY, f32::NEG_INFINITY, -0.0]).collect();
-        // Saturated arguments (a masked softmax's -3.4e38) among core-range ones, with values just
+        // Saturated arguments (a masked softmax's -2.4e38; here f32::MIN and others) among core-range ones, with values just
         // beyond each function's thresholds, and no value that needs the general function: the
         // saturated constants are what the general function gives.
         let saturated = |edges: [f32; 2]| -> Vec<f32> {
@@ -556,7 +557,7 @@ mod tests {
     }
 
     /// The AVX-512 form (`x16::function_with_posts`, no posts) gives the scalar functions' bits on
-    /// registers that mix saturated lanes (a masked softmax's -3.4e38, 1e9), core-range lanes,
+    /// registers that mix saturated lanes (f32::MIN, -1e9, 1e9), core-range lanes,
     /// lanes that need the general function, NaN, and a partial last register.
     #[cfg(target_arch = "x86_64")]
     #[test]
