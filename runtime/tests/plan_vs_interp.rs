@@ -284,6 +284,38 @@ proptest! {
         same_everywhere(&module(vec![f]), seed)?;
     }
 
+    /// A reduce over extent-1 dimensions only is `body(init, x)` elementwise (the passes rewrite
+    /// it; JAX's gather bounds checks are such reduces): an init that is not the combiner's
+    /// identity, and a body taking its parameters in either order, must still give the
+    /// interpreter's values, and the plan must hold no reduce step.
+    #[test]
+    fn reduces_over_extent_one_dimensions(shape in prop::collection::vec(1i64..5, 1..=3), unit_at in 0usize..3, combiner in 0u8..4, elem in elem_strategy(), swapped in any::<bool>(), init in -3i64..4, seed in any::<u64>()) {
+        let mut shape = shape;
+        let axis = unit_at.min(shape.len());
+        shape.insert(axis, 1);
+        let out_shape: Vec<i64> = shape.iter().enumerate().filter(|&(d, _)| d != axis).map(|(_, &n)| n).collect();
+        let op = [BinaryOp::Add, BinaryOp::Maximum, BinaryOp::Minimum, BinaryOp::Subtract][combiner as usize];
+        let mut b = FnBuilder::new("main");
+        let x = b.param(ty(&shape, elem));
+        let i = match elem {
+            E::F32 => scalar_const(&mut b, elem, (init as f32 * 0.75).to_le_bytes().to_vec()),
+            E::F64 => scalar_const(&mut b, elem, (init as f64 * 0.75).to_le_bytes().to_vec()),
+            _ => int_const(&mut b, elem, init),
+        };
+        let s = ty(&[], elem);
+        let region = b.region(&[s.clone(), s.clone()], |b, p| {
+            let (l, r) = if swapped { (p[1], p[0]) } else { (p[0], p[1]) };
+            vec![b.op(OpKind::Binary(op), &[l, r], s.clone())]
+        });
+        let r = b.ops(OpKind::Reduce { dimensions: vec![axis as i64] }, &[x, i], &[ty(&out_shape, elem)], vec![region]);
+        let f = b.finish(&r);
+        let m = module(vec![f]);
+        let p = single_thread(&m);
+        let reduces = p.plan().map_or(0, |plan| plan.steps.iter().filter(|s| matches!(s.kind, apu_compiler::plan::StepKind::Reduce(_))).count());
+        prop_assert_eq!(reduces, 0, "{}", p.plan().map_or(String::new(), |p| p.summary()));
+        same_everywhere(&m, seed)?;
+    }
+
     #[test]
     fn dots(batch in 0i64..3, m in 1i64..7, n in 1i64..7, k in 0i64..7, lt in any::<bool>(), rt in any::<bool>(), f64s in any::<bool>(), seed in any::<u64>()) {
         let elem = if f64s { E::F64 } else { E::F32 };

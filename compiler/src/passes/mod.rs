@@ -1,6 +1,7 @@
 //! Passes over a module before planning: inlining of calls (so that fusion sees through JAX's
 //! private helper functions), removal of ops that do nothing (same-type reshapes, converts,
-//! broadcasts, identity transposes, full slices), of repeated pure ops, and copies of one-element constants into the
+//! broadcasts, identity transposes, full slices), of repeated pure ops, reduces over extent-1
+//! dimensions as elementwise ops, and copies of one-element constants into the
 //! loop and branch regions that read them (so that they fuse there); tokens become empty tensors.
 
 mod cse;
@@ -9,6 +10,7 @@ mod inline;
 mod remap;
 mod sink_constants;
 pub mod tokens;
+mod unit_reduce;
 
 use crate::ir::Module;
 use crate::valid::{validate, ValidModule};
@@ -18,6 +20,7 @@ use crate::{Error, Result};
 pub fn simplify(module: &Module) -> Result<Module> {
     let mut m = inline::inline_calls(module)?;
     tokens::tokens_as_empty_tensors(&mut m);
+    unit_reduce::rewrite_unit_reduces(&mut m);
     identity::remove_identity_ops(&mut m);
     cse::eliminate_common_subexpressions(&mut m);
     sink_constants::sink_constants(&mut m);

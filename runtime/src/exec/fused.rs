@@ -153,12 +153,58 @@ impl<'a> Out<'a> {
 }
 
 thread_local! {
-    /// Register sets of finished kernels, kept for the next kernel of the same element types.
-    static SPARE_REGISTERS: std::cell::RefCell<Vec<Vec<Buf>>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// Registers of finished kernels, one free list per element type (see [`Compiled::with_registers`]).
+    static SPARE_REGISTERS: std::cell::RefCell<SpareRegisters> = const { std::cell::RefCell::new(SpareRegisters::new()) };
 }
 
-/// Register sets kept per thread (each is a few KiB).
-const MAX_SPARE_SETS: usize = 32;
+/// Registers kept per thread and element type (each is one chunk: 1 to 8 KiB).
+const MAX_SPARE_PER_TYPE: usize = 128;
+
+/// Free registers by element type, and emptied register lists (so a kernel's call allocates
+/// nothing once its thread has run a kernel with as many registers of each type).
+struct SpareRegisters {
+    by_type: [Vec<Buf>; 7],
+    lists: Vec<Vec<Buf>>,
+}
+
+impl SpareRegisters {
+    const fn new() -> Self {
+        SpareRegisters { by_type: [Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new()], lists: Vec::new() }
+    }
+
+    fn slot(elem: E) -> usize {
+        match elem {
+            E::F32 => 0,
+            E::F64 => 1,
+            E::S32 => 2,
+            E::S64 => 3,
+            E::U32 => 4,
+            E::U64 => 5,
+            _ => 6,
+        }
+    }
+
+    fn take(&mut self, elems: &[E]) -> Vec<Buf> {
+        let mut regs = self.lists.pop().unwrap_or_default();
+        regs.extend(elems.iter().map(|&e| match self.by_type[Self::slot(e)].pop() {
+            Some(b) => b,
+            None => Buf::new(e).expect("fused element types are checked at compile time"),
+        }));
+        regs
+    }
+
+    fn give_back(&mut self, mut regs: Vec<Buf>) {
+        for b in regs.drain(..) {
+            let free = &mut self.by_type[Self::slot(b.elem())];
+            if free.len() < MAX_SPARE_PER_TYPE {
+                free.push(b);
+            }
+        }
+        if self.lists.len() < 8 {
+            self.lists.push(regs);
+        }
+    }
+}
 
 impl Buf {
     fn elem(&self) -> E {
@@ -771,26 +817,16 @@ impl Compiled {
         self.expr.elems.iter().map(|&e| Buf::new(e)).collect()
     }
 
-    /// Runs `f` with registers for this expression, reusing a spare set of this thread's with the
-    /// same element types (small kernels in loops would otherwise spend most of their time
-    /// allocating registers: a loop body runs its kernels thousands of times).
+    /// Runs `f` with registers for this expression, taken from this thread's spare registers of
+    /// each element type (small kernels in loops would otherwise spend most of their time
+    /// allocating registers: a loop body runs its kernels thousands of times, a reduce over short
+    /// rows evaluates its input once per row). Spare registers are kept by type, not as sets per
+    /// kernel: a plan has more distinct kernels than a thread can keep sets for, and a set cache
+    /// that is full made every kernel not in it allocate and zero its registers on every call.
     pub fn with_registers<R>(&self, f: impl FnOnce(&mut [Buf]) -> R) -> R {
-        let elems = &self.expr.elems;
-        let same = |set: &Vec<Buf>| set.len() == elems.len() && set.iter().zip(elems).all(|(b, &e)| b.elem() == e);
-        let mut regs: Vec<Buf> = SPARE_REGISTERS
-            .with(|spare| {
-                let mut spare = spare.borrow_mut();
-                let i = spare.iter().rposition(same)?;
-                Some(spare.swap_remove(i))
-            })
-            .unwrap_or_else(|| elems.iter().map(|&e| Buf::new(e).expect("fused element types are checked at compile time")).collect());
+        let mut regs = SPARE_REGISTERS.with(|spare| spare.borrow_mut().take(&self.expr.elems));
         let out = f(&mut regs);
-        SPARE_REGISTERS.with(|spare| {
-            let mut spare = spare.borrow_mut();
-            if spare.len() < MAX_SPARE_SETS {
-                spare.push(regs);
-            }
-        });
+        SPARE_REGISTERS.with(|spare| spare.borrow_mut().give_back(regs));
         out
     }
 
