@@ -24,6 +24,9 @@ fn for_each_run(g: &Geometry, indices: &[u8], mut f: impl FnMut(usize, usize, us
         _ if g.box_small_strides[rank - 1] == 1 => (g.sizes[rank - 1], rank - 1),
         _ => (1, rank),
     };
+    if let Some(rows) = RowForm::of(g) {
+        return rows.for_each(g, indices, &mut f);
+    }
     let runs_per_box: usize = g.sizes[..inner_dims].iter().product();
     let batches: usize = g.batch_shape.iter().product();
     // Index bookkeeping on the stack: a loop scattering one element per iteration would
@@ -35,6 +38,67 @@ fn for_each_run(g: &Geometry, indices: &[u8], mut f: impl FnMut(usize, usize, us
             runs(g, indices, coord, start, at, (run, inner_dims, runs_per_box, batches), &mut f)
         })
     })
+}
+
+/// The form of JAX's row gathers and scatters (`x[idx]`, `segment_sum`, embedding lookups): one
+/// index component placing whole slabs along the big tensor's first dimension, at most one batch
+/// dimension, each slab contiguous in the small tensor. Its loop reads one typed index per slab
+/// and makes one run of the slab, where the general loop's per-box bookkeeping (counters, a
+/// start vector, a fit test per dimension) cost more than copying a 64-float row.
+struct RowForm {
+    slabs: usize,
+    /// The slab's length in elements (the big tensor's first stride).
+    slab: usize,
+    index_stride: usize,
+    small_stride: usize,
+}
+
+impl RowForm {
+    fn of(g: &Geometry) -> Option<RowForm> {
+        let rank = g.big_shape.len();
+        if rank == 0 || g.big_shape[0] == 0 || g.start_map != [0] || !g.batch_starts.is_empty() || g.sizes[0] != 1 || g.batch_shape.len() > 1 {
+            return None;
+        }
+        // Whole slabs, laid out row-major in the small tensor too.
+        let mut expected = 1;
+        for d in (1..rank).rev() {
+            if g.sizes[d] != g.big_shape[d] || (g.sizes[d] > 1 && g.box_small_strides[d] != expected) {
+                return None;
+            }
+            expected *= g.sizes[d];
+        }
+        let one = |v: &[usize]| v.first().copied().unwrap_or(0);
+        Some(RowForm { slabs: one(&g.batch_shape).max(g.batch_shape.is_empty() as usize), slab: g.big_strides[0], index_stride: one(&g.batch_index_strides), small_stride: one(&g.batch_small_strides) })
+    }
+
+    fn for_each(&self, g: &Geometry, indices: &[u8], f: &mut impl FnMut(usize, usize, usize)) -> Result<()> {
+        match g.index_elem {
+            E::S32 => self.typed(g, indices, |b: [u8; 4]| i32::from_le_bytes(b) as i128, f),
+            E::S64 => self.typed(g, indices, |b: [u8; 8]| i64::from_le_bytes(b) as i128, f),
+            E::U32 => self.typed(g, indices, |b: [u8; 4]| u32::from_le_bytes(b) as i128, f),
+            E::U64 => self.typed(g, indices, |b: [u8; 8]| u64::from_le_bytes(b) as i128, f),
+            E::S16 => self.typed(g, indices, |b: [u8; 2]| i16::from_le_bytes(b) as i128, f),
+            E::U16 => self.typed(g, indices, |b: [u8; 2]| u16::from_le_bytes(b) as i128, f),
+            E::S8 => self.typed(g, indices, |b: [u8; 1]| b[0] as i8 as i128, f),
+            _ => self.typed(g, indices, |b: [u8; 1]| b[0] as i128, f),
+        }
+    }
+
+    #[inline(always)]
+    fn typed<const N: usize>(&self, g: &Geometry, indices: &[u8], value: impl Fn([u8; N]) -> i128, f: &mut impl FnMut(usize, usize, usize)) -> Result<()> {
+        if self.slabs > 0 && indices.len() < ((self.slabs - 1) * self.index_stride + 1) * N {
+            return Err(Error::internal("index slot too short"));
+        }
+        let rows = g.big_shape[0] as i128;
+        for b in 0..self.slabs {
+            let at = b * self.index_stride * N;
+            let i = value(indices[at..at + N].try_into().unwrap());
+            if (0..rows).contains(&i) || !g.skip_outside {
+                f(i.clamp(0, rows - 1) as usize * self.slab, b * self.small_stride, self.slab);
+            }
+        }
+        Ok(())
+    }
 }
 
 /// The loop of [`for_each_run`] over scratch counters `coord` (batch), `start` and `at` (box).
@@ -120,9 +184,12 @@ fn add_into(elem: E, dst: &mut [u8], src: &[u8]) {
     macro_rules! add {
         ($t:ty, $op:ident) => {{
             const N: usize = std::mem::size_of::<$t>();
-            for (d, s) in dst.chunks_exact_mut(N).zip(src.chunks_exact(N)) {
-                let sum = <$t>::from_le_bytes(d.try_into().unwrap()).$op(<$t>::from_le_bytes(s.try_into().unwrap()));
-                d.copy_from_slice(&sum.to_le_bytes());
+            let n = dst.len().min(src.len()) / N;
+            let (d, s) = (dst.as_mut_ptr() as *mut $t, src.as_ptr() as *const $t);
+            // SAFETY: both slices hold `n` elements; unaligned accesses (the byte slices need not
+            // be aligned), element by element so that the loop vectorises. Little-endian host.
+            for i in 0..n {
+                unsafe { d.add(i).write_unaligned(d.add(i).read_unaligned().$op(s.add(i).read_unaligned())) };
             }
         }};
     }
