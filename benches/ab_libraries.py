@@ -5,7 +5,7 @@ says little. Here both libraries are registered as JAX platforms of their own ("
 same inputs are placed on each and on XLA:CPU, and rounds of back-to-back calls alternate A, B, CPU;
 each ratio is the median of the per-round ratios, so a slow minute hits all three alike.
 
-    python benches/ab_libraries.py BEFORE.so AFTER.so [--only SUBSTRING] [--pairs N] [--loops]
+    python benches/ab_libraries.py BEFORE.so AFTER.so [--only SUBSTRING] [--pairs N] [--loops | --zoo MODELS]
 
 (copy `target/release/libapu.so` aside before rebuilding: a library cannot be registered twice from
 one path). Prints per workload: A, B and XLA:CPU medians, A/CPU, B/CPU and B/A.
@@ -32,6 +32,9 @@ def main():
     ap.add_argument("--round-seconds", type=float, default=0.1)
     ap.add_argument("--loops", action="store_true",
                     help="time the general loops of benches/loops_vs_xla.py instead of the main table's workloads")
+    ap.add_argument("--zoo", metavar="MODELS",
+                    help="time the training and inference steps of these model-zoo models (comma-separated names "
+                         "of benches/zoo_models.py; needs the zoo venv with flax and optax)")
     args = ap.parse_args()
     for name, path in (("apua", args.a), ("apub", args.b)):
         if not os.path.exists(path):
@@ -42,7 +45,13 @@ def main():
     import numpy as np
     import jax_vs_xla as bench
 
-    if args.loops:
+    if args.zoo:
+        import zoo_models
+        workloads = []
+        for model in args.zoo.split(","):
+            steps = zoo_models.steps(zoo_models.BY_NAME[model])
+            workloads += [(f"{model} train", steps.train, steps.train_args), (f"{model} infer", steps.infer, steps.infer_args)]
+    elif args.loops:
         import loops_vs_xla
         workloads = loops_vs_xla.workloads(np.random.default_rng(0), quick=False)
     else:
