@@ -15,6 +15,9 @@ use apu_compiler::plan::ConvKernel;
 /// each other at 2 threads, 96 and more slower.
 const BLOCK_ROWS: usize = 48;
 
+/// Window rows of at least this many elements that overhang the padding are copied as one run.
+const LONG_WINDOW_ROW: usize = 64;
+
 /// c[m, n] = a[m, k] * b[k, n], with `a` and `b` row-major and `c` written through (rsc, csc)
 /// without being read (it is the uninitialised output).
 #[allow(clippy::too_many_arguments)]
@@ -34,9 +37,19 @@ fn unravel(mut i: usize, shape: &[usize], out: &mut [usize]) {
 /// The slots must hold the kernel's operand and output shapes.
 pub unsafe fn run(c: &ConvKernel, lhs: Ptr, rhs: Ptr, out: Ptr, workers: &Workers) {
     match c.elem {
-        E::F32 => run_typed::<f32>(c, lhs, rhs, out, workers),
-        E::F64 => run_typed::<f64>(c, lhs, rhs, out, workers),
+        E::F32 => run_repacked_or_not::<f32>(c, lhs, rhs, out, workers),
+        E::F64 => run_repacked_or_not::<f64>(c, lhs, rhs, out, workers),
         _ => {}
+    }
+}
+
+unsafe fn run_repacked_or_not<T: Element>(c: &ConvKernel, lhs: Ptr, rhs: Ptr, out: Ptr, workers: &Workers) {
+    match with_features_innermost(c, std::mem::size_of::<T>()) {
+        Some(r) => with_repack_buffer(r.elements, |input: *mut T| {
+            r.copy.run(lhs, Ptr(input as *const u8), workers);
+            run_typed::<T>(&r.kernel, Ptr(input as *const u8), rhs, out, workers)
+        }),
+        None => run_typed::<T>(c, lhs, rhs, out, workers),
     }
 }
 
@@ -142,6 +155,58 @@ unsafe fn run_typed<T: Element>(c: &ConvKernel, lhs: Ptr, rhs: Ptr, out: Ptr, wo
     });
 }
 
+/// The kernel and a copy of its input laid out [batch, spatial..., feature], when the input's
+/// features are strided (and there is one group). JAX's filter gradients convolve with the batch
+/// as the feature dimension, so an im2col row gathered the whole input one element at a time, a
+/// stride of a batch item apart (audio1d's training step spent ~13 % in those loads); one tiled
+/// transpose of the input makes every window row one contiguous copy.
+fn with_features_innermost(c: &ConvKernel, esize: usize) -> Option<Repack> {
+    let ci = c.in_features;
+    if c.lhs_feature_stride == 1 || ci < 2 || c.groups > 1 {
+        return None;
+    }
+    let shape: Vec<usize> = std::iter::once(c.batch).chain(c.in_spatial.iter().copied()).chain([ci]).collect();
+    let strides: Vec<isize> = std::iter::once(c.lhs_batch_stride).chain(c.lhs_spatial_strides.iter().copied()).chain([c.lhs_feature_stride]).collect();
+    let copy = super::transpose::Transposed::new(&shape, &strides, 0, esize)?;
+    let mut kernel = c.clone();
+    kernel.lhs_feature_stride = 1;
+    let mut stride = ci as isize;
+    for d in (0..kernel.in_spatial.len()).rev() {
+        kernel.lhs_spatial_strides[d] = stride;
+        stride *= kernel.in_spatial[d] as isize;
+    }
+    kernel.lhs_batch_stride = stride;
+    Some(Repack { kernel, copy, elements: shape.iter().product() })
+}
+
+/// A convolution on a repacked input: the kernel reading it, the copy making it, its size.
+struct Repack {
+    kernel: ConvKernel,
+    copy: super::transpose::Transposed,
+    elements: usize,
+}
+
+thread_local! {
+    /// The repacked input of [`with_features_innermost`], kept for the next convolution of this
+    /// thread: a fresh allocation of a few MiB per call was zeroed and page-faulted every time.
+    static REPACK: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Runs `f` on an uninitialised buffer of `elements` values of `T` (which `f` writes before it reads).
+unsafe fn with_repack_buffer<T: Element, R>(elements: usize, f: impl FnOnce(*mut T) -> R) -> R {
+    const KEPT_WORDS: usize = 1 << 24;
+    let words = (elements * std::mem::size_of::<T>()).div_ceil(8);
+    let mut store = REPACK.with(|r| r.take());
+    if store.capacity() < words {
+        store = Vec::with_capacity(words);
+    }
+    let out = f(store.as_mut_ptr() as *mut T);
+    if store.capacity() <= KEPT_WORDS {
+        REPACK.with(|r| *r.borrow_mut() = store);
+    }
+    out
+}
+
 /// The im2col rows of output positions `s0..s0 + take` of one batch item (its input at `lp + base`)
 /// for a 2-D convolution without input dilation: per position and
 /// window row, one copy of `kw * ci` elements when the row lies inside the input and is not
@@ -186,6 +251,24 @@ unsafe fn im2col_2d<T: Element>(c: &ConvKernel, lp: *const T, base: isize, s0: u
             let ybase = base + y * ys;
             if row_contiguous && x0 >= 0 && x_last < iw {
                 copy(lp.offset(ybase + x0 * xs), dst);
+                continue;
+            }
+            if row_contiguous && kw * ci >= LONG_WINDOW_ROW {
+                // The window positions inside the input are one run: zeros, one copy, zeros (a
+                // filter gradient's window spans the whole input, so most of its rows overhang
+                // the padding by a few positions). Short rows keep the loop below: LeNet's
+                // 5-wide rows of one channel ran ~10 % slower with the library calls.
+                let lo = (-x0).clamp(0, kw as isize) as usize;
+                let hi = (iw - x0).clamp(lo as isize, kw as isize) as usize;
+                if lo > 0 {
+                    dst[..lo * ci].fill(T::default());
+                }
+                if hi > lo {
+                    copy(lp.offset(ybase + (x0 + lo as isize) * xs), &mut dst[lo * ci..hi * ci]);
+                }
+                if hi < kw {
+                    dst[hi * ci..].fill(T::default());
+                }
                 continue;
             }
             for (kx, d) in dst.chunks_exact_mut(ci).enumerate() {
