@@ -158,40 +158,8 @@ pub unsafe fn copy_into(data: *mut u8, value: &Tensor) {
     }
 }
 
-/// Copies input `i` of the kernel context into a runtime tensor.
-///
-/// # Safety
-/// `ctx` is the live context of the running kernel.
-pub unsafe fn read_input(api: &'static TfApi, ctx: *mut c::TF_OpKernelContext, i: i32) -> Result<Tensor> {
-    let status = OwnedStatus::new(api);
-    let mut t: *mut c::TF_Tensor = std::ptr::null_mut();
-    (api.get_input.unwrap())(ctx, i, &mut t, status.raw);
-    check(&status, || format!("reading input {i}"))?;
-    if t.is_null() {
-        return Err(Error::internal(format!("input {i} is missing")));
-    }
-    let result = (|| {
-        let dtype = (api.tensor_type.unwrap())(t);
-        let elem = from_tf_dtype(dtype).ok_or_else(|| Error::unimplemented(format!("input {i} has TensorFlow dtype {dtype}")))?;
-        let rank = (api.num_dims.unwrap())(t);
-        let shape: Vec<i64> = (0..rank).map(|d| (api.dim.unwrap())(t, d)).collect();
-        let ty = TensorType::new(shape, elem);
-        let len = (api.tensor_byte_size.unwrap())(t);
-        if len != ty.byte_size() {
-            return Err(Error::internal(format!("input {i}: {ty} should have {} bytes, TensorFlow says {len}", ty.byte_size())));
-        }
-        let data = (api.tensor_data.unwrap())(t) as *const u8;
-        if len > 0 && (data.is_null() || (data as usize) & 1 == 1) {
-            return Err(Error::internal(format!("input {i} has no host-addressable data (is this a PJRT tensor?)")));
-        }
-        let bytes = if len == 0 { &[][..] } else { std::slice::from_raw_parts(data, len) };
-        Tensor::from_bytes(ty, bytes)
-    })();
-    (api.delete_tensor.unwrap())(t);
-    result
-}
-
-/// Allocates output `i` with the tensor's shape and type and copies its bytes in.
+/// Allocates output `i` with the tensor's shape and type and copies its bytes in (for a program
+/// whose result types are known only after the run: the interpreter's).
 ///
 /// # Safety
 /// `ctx` is the live context of the running kernel.
