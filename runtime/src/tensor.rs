@@ -16,7 +16,16 @@ const MAP_AT_LEAST: usize = HUGE_PAGE;
 enum Storage {
     Heap(Vec<Chunk>),
     Mapped(Mapping),
+    /// Memory owned by someone else (a TensorFlow tensor's buffer, decision 76): never freed here,
+    /// never kept for reuse by the executor's pools.
+    External(ExternalPtr),
 }
+
+struct ExternalPtr(*mut u8);
+// SAFETY: the owner of external memory guarantees it outlives every use ([`AlignedBytes::external`]);
+// the pointer itself is just an address.
+unsafe impl Send for ExternalPtr {}
+unsafe impl Sync for ExternalPtr {}
 
 /// A zero-initialised, 64-byte aligned byte buffer.
 pub struct AlignedBytes {
@@ -58,6 +67,27 @@ impl AlignedBytes {
         };
         Some(AlignedBytes { storage: Storage::Heap(chunks), len })
     }
+    /// A view of `len` bytes at `ptr` that someone else owns (no copy); `None` unless `ptr` is
+    /// 64-byte aligned and non-null, as the kernels expect of every buffer.
+    ///
+    /// # Safety
+    /// `ptr` is valid for reads and writes of `len` bytes, and stays so (and is written by nobody
+    /// else) as long as this value or an `Arc` of it lives. The executor never keeps external buffers
+    /// past a run ([`AlignedBytes::is_external`]); a caller passing them as arguments keeps its own
+    /// reference to the argument for the whole run, so the executor never writes them in place.
+    pub unsafe fn external(ptr: *mut u8, len: usize) -> Option<Self> {
+        if ptr.is_null() || (ptr as usize) % 64 != 0 {
+            return None;
+        }
+        Some(AlignedBytes { storage: Storage::External(ExternalPtr(ptr)), len })
+    }
+
+    /// Whether the bytes belong to someone else ([`AlignedBytes::external`]): such a buffer must not
+    /// be kept for reuse after the run that was given it.
+    pub fn is_external(&self) -> bool {
+        matches!(self.storage, Storage::External(_))
+    }
+
     pub fn from_slice(bytes: &[u8]) -> Self {
         let mut out = Self::zeroed(bytes.len());
         out.as_mut_slice().copy_from_slice(bytes);
@@ -81,12 +111,14 @@ impl AlignedBytes {
         match &mut self.storage {
             Storage::Heap(chunks) => chunks.as_mut_ptr() as *mut u8,
             Storage::Mapped(m) => m.as_mut_ptr(),
+            Storage::External(p) => p.0,
         }
     }
     pub fn as_ptr(&self) -> *const u8 {
         match &self.storage {
             Storage::Heap(chunks) => chunks.as_ptr() as *const u8,
             Storage::Mapped(m) => m.as_ptr(),
+            Storage::External(p) => p.0 as *const u8,
         }
     }
 }
@@ -154,5 +186,24 @@ mod tests {
             }
             assert_eq!(c.as_slice(), &bytes[..], "a clone keeps the bytes it was made from");
         }
+    }
+
+    #[test]
+    fn external_bytes_are_viewed_in_place_and_cloned_into_owned_memory() {
+        let mut owned = AlignedBytes::from_slice(&[1u8, 2, 3, 4, 5]);
+        let p = owned.as_mut_ptr();
+        // SAFETY: `owned` outlives `view` and nothing else writes it meanwhile.
+        let mut view = unsafe { AlignedBytes::external(p, 5) }.unwrap();
+        assert!(view.is_external() && !owned.is_external());
+        assert_eq!((view.as_ptr(), view.as_slice()), (p as *const u8, &[1u8, 2, 3, 4, 5][..]));
+        view.as_mut_slice()[0] = 9;
+        let copy = view.clone();
+        assert!(!copy.is_external(), "a clone owns its bytes");
+        assert_ne!(copy.as_ptr(), view.as_ptr());
+        drop(view); // frees nothing
+        assert_eq!((owned.as_slice()[0], copy.as_slice()[0]), (9, 9));
+        // Misaligned or null memory is refused: the kernels view buffers as any element type.
+        assert!(unsafe { AlignedBytes::external(p.wrapping_add(1), 4) }.is_none());
+        assert!(unsafe { AlignedBytes::external(std::ptr::null_mut(), 0) }.is_none());
     }
 }

@@ -270,7 +270,26 @@ impl Program {
     pub fn run_seeded(&self, args: &[Tensor], seed: u64) -> Result<Vec<Tensor>> {
         match &self.kind {
             Kind::Interp(m) => interp::run_seeded(m, args, seed),
-            Kind::Plan(e) => e.run(args, &RunRng::new(seed)),
+            Kind::Plan(e) => e.run(args, Vec::new(), &RunRng::new(seed)),
+        }
+    }
+
+    /// Runs the program like [`Program::run`], writing result `i` straight into `targets[i]` when
+    /// it is `Some` buffer of the result's size and the step computing the result can write into it
+    /// (a caller's output memory, e.g. a TensorFlow output tensor: no copy out). The caller compares
+    /// a result's data pointer with its target to know whether it still has to copy. Targets are
+    /// never kept past the run.
+    pub fn run_into(&self, args: &[Tensor], targets: Vec<Option<AlignedBytes>>) -> Result<Vec<Tensor>> {
+        if self.launch_replicas > 0 {
+            return self.run(args);
+        }
+        match &self.kind {
+            Kind::Interp(_) => self.run(args),
+            Kind::Plan(e) => {
+                let run = self.runs.fetch_add(1, Ordering::Relaxed);
+                let targets = targets.into_iter().zip(&e.plan.results).filter_map(|(t, &slot)| Some((slot, t?))).collect();
+                e.run(args, targets, &RunRng::new(RunRng::run_seed(self.serial, run)))
+            }
         }
     }
 }
@@ -318,7 +337,8 @@ type Slots = [Option<Arc<AlignedBytes>>];
 
 
 impl Executable {
-    fn run(&self, args: &[Tensor], rng: &RunRng) -> Result<Vec<Tensor>> {
+    /// `targets`: (result slot, caller's buffer) pairs, see [`Program::run_into`].
+    fn run(&self, args: &[Tensor], targets: Vec<(usize, AlignedBytes)>, rng: &RunRng) -> Result<Vec<Tensor>> {
         let plan = &self.plan;
         let entry = plan.module.entry_function();
         if args.len() != plan.params.len() {
@@ -343,7 +363,12 @@ impl Executable {
                 }
             }
         }
-        self.run_steps(&plan.steps, &mut slots, &mut pool, rng)?;
+        for (slot, b) in targets {
+            pool.target(slot, b);
+        }
+        let ran = self.run_steps(&plan.steps, &mut slots, &mut pool, rng);
+        pool.clear_targets();
+        ran?;
         let mut out = Vec::with_capacity(plan.results.len());
         for &r in &plan.results {
             let data = slots[r].clone().ok_or_else(|| Error::internal(format!("result slot {r} was never written")))?;
@@ -352,7 +377,9 @@ impl Executable {
         drop(slots);
         if let Ok(mut handed_out) = self.handed_out.try_lock() {
             for t in &out {
-                if handed_out.len() < MAX_SPARE && t.data.len() >= RECYCLE_MIN_BYTES && !handed_out.iter().any(|a| Arc::ptr_eq(a, &t.data)) {
+                // External memory (an argument passed through, a caller's target) is not ours to reuse.
+                let ours = !t.data.is_external();
+                if ours && handed_out.len() < MAX_SPARE && t.data.len() >= RECYCLE_MIN_BYTES && !handed_out.iter().any(|a| Arc::ptr_eq(a, &t.data)) {
                     handed_out.push(t.data.clone());
                 }
             }
@@ -460,7 +487,7 @@ impl Executable {
                     Operand::Const(c) => *c,
                     Operand::Slot(s) => read_scalar(k.elem, Self::slot_ptr(slots, *s)?),
                 };
-                let mut buf = pool.take(plan.slots[k.out].byte_size());
+                let mut buf = pool.take_out(k.out, plan.slots[k.out].byte_size());
                 // SAFETY: the lowering sized every input and the output for this kernel.
                 unsafe { reduce::run(ex, k.elem, k.combiner, inputs, init, buf.as_mut_ptr(), reduce::Job::Whole { layout: k.layout, workers: &self.workers }) };
                 slots[k.out] = Some(Arc::new(buf));
@@ -474,8 +501,8 @@ impl Executable {
                     })
                 };
                 let (init_value, init_index) = (init(&k.init_value, k.elem)?, init(&k.init_index, k.index_elem)?);
-                let mut values = pool.take(plan.slots[k.value_out].byte_size());
-                let mut indices = pool.take(plan.slots[k.index_out].byte_size());
+                let mut values = pool.take_out(k.value_out, plan.slots[k.value_out].byte_size());
+                let mut indices = pool.take_out(k.index_out, plan.slots[k.index_out].byte_size());
                 // SAFETY: the lowering sized every input and both outputs for this kernel.
                 unsafe { arg_reduce::run(k, ex, inputs.as_slice(), init_value, init_index, values.as_mut_ptr(), indices.as_mut_ptr(), &self.workers)? };
                 slots[k.value_out] = Some(Arc::new(values));
@@ -483,13 +510,13 @@ impl Executable {
             }
             (StepKind::Dot(d), _) => {
                 let (a, b) = (Self::slot_ptr(slots, d.lhs)?, Self::slot_ptr(slots, d.rhs)?);
-                let mut buf = pool.take(plan.slots[d.out].byte_size());
+                let mut buf = pool.take_out(d.out, plan.slots[d.out].byte_size());
                 // SAFETY: strides and sizes come from the operands' shapes.
                 unsafe { gemm::run(d, a, b, Ptr(buf.as_mut_ptr()), &self.workers) };
                 slots[d.out] = Some(Arc::new(buf));
             }
             (StepKind::Concat(k), _) => {
-                let mut buf = pool.take(plan.slots[k.out].byte_size());
+                let mut buf = pool.take_out(k.out, plan.slots[k.out].byte_size());
                 let out_row: usize = k.row_bytes.iter().sum();
                 let out = buf.as_mut_slice();
                 let mut col = 0;
@@ -530,7 +557,7 @@ impl Executable {
                 let indices = Self::slot_arc(slots, k.indices)?;
                 let buf = match k.updates {
                     None => {
-                        let mut buf = pool.take(plan.slots[k.out].byte_size());
+                        let mut buf = pool.take_out(k.out, plan.slots[k.out].byte_size());
                         indexed_copy::gather(&k.geometry, Self::slot_arc(slots, k.big)?.as_slice(), indices.as_slice(), buf.as_mut_slice())?;
                         buf
                     }
@@ -545,14 +572,14 @@ impl Executable {
             }
             (StepKind::Conv(c), _) => {
                 let (a, b) = (Self::slot_ptr(slots, c.lhs)?, Self::slot_ptr(slots, c.rhs)?);
-                let mut buf = pool.take(plan.slots[c.out].byte_size());
+                let mut buf = pool.take_out(c.out, plan.slots[c.out].byte_size());
                 // SAFETY: strides and sizes come from the operands' shapes; gathers are bounds-checked.
                 unsafe { conv::run(c, a, b, Ptr(buf.as_mut_ptr()), &self.workers) };
                 slots[c.out] = Some(Arc::new(buf));
             }
             (StepKind::DepthwiseConv(c), _) => {
                 let (a, b) = (Self::slot_ptr(slots, c.lhs)?, Self::slot_ptr(slots, c.rhs)?);
-                let mut buf = pool.take(plan.slots[c.out].byte_size());
+                let mut buf = pool.take_out(c.out, plan.slots[c.out].byte_size());
                 // SAFETY: strides and sizes come from the operands' shapes; window positions are bounds-checked.
                 unsafe { depthwise::run(c, a, b, Ptr(buf.as_mut_ptr()), &self.workers) };
                 slots[c.out] = Some(Arc::new(buf));
@@ -563,7 +590,7 @@ impl Executable {
                     Operand::Const(c) => *c,
                     Operand::Slot(s) => read_scalar(k.elem, Self::slot_ptr(slots, *s)?),
                 };
-                let mut buf = pool.take(plan.slots[k.out].byte_size());
+                let mut buf = pool.take_out(k.out, plan.slots[k.out].byte_size());
                 // SAFETY: the lowering built the axes from the operand's view and the result's shape.
                 unsafe { window::reduce_window(k, input, init, buf.as_mut_ptr(), &self.workers) };
                 slots[k.out] = Some(Arc::new(buf));
@@ -574,7 +601,7 @@ impl Executable {
                     Operand::Const(c) => *c,
                     Operand::Slot(s) => read_scalar(k.elem, Self::slot_ptr(slots, *s)?),
                 };
-                let mut buf = pool.take(plan.slots[k.out].byte_size());
+                let mut buf = pool.take_out(k.out, plan.slots[k.out].byte_size());
                 // SAFETY: the lowering built the axes from the operand's and the source's shapes.
                 unsafe { window::select_and_scatter(k, operand, source, init, buf.as_mut_ptr(), &self.workers) };
                 slots[k.out] = Some(Arc::new(buf));
@@ -585,7 +612,7 @@ impl Executable {
                     Operand::Slot(s) => Self::slot_bytes(slots, *s)?[..k.elem_bytes].to_vec(),
                 };
                 let input = Self::slot_ptr(slots, k.input)?;
-                let mut buf = pool.take(plan.slots[k.out].byte_size());
+                let mut buf = pool.take_out(k.out, plan.slots[k.out].byte_size());
                 // SAFETY: the lowering checked that the shapes and paddings agree.
                 unsafe { window::pad(k, input.get(), &value, buf.as_mut_ptr()) };
                 slots[k.out] = Some(Arc::new(buf));

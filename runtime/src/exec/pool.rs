@@ -22,6 +22,9 @@ pub(super) struct Pool {
     /// do: their buffers, the previous iteration's results, go back to the shared list for the
     /// next results).
     takes: Vec<bool>,
+    /// Buffers the caller gave for result slots (written in place, no copy out): the step writing
+    /// such a slot takes its buffer from here.
+    targets: Vec<(usize, AlignedBytes)>,
 }
 
 impl Pool {
@@ -33,8 +36,39 @@ impl Pool {
         }
     }
 
+    /// Gives slot `slot` the buffer `b` to write (a caller's output memory); a step writing the
+    /// slot with a buffer of `b`'s size takes it ([`Pool::take_out`], [`Pool::take_for`]).
+    pub fn target(&mut self, slot: usize, b: AlignedBytes) {
+        self.targets.push((slot, b));
+    }
+
+    /// Drops the targets no step took (the caller copies those results).
+    pub fn clear_targets(&mut self) {
+        self.targets.clear();
+    }
+
+    fn take_target(&mut self, slot: usize, len: usize) -> Option<AlignedBytes> {
+        if self.targets.is_empty() {
+            return None;
+        }
+        let i = self.targets.iter().position(|(s, b)| *s == slot && b.len() == len)?;
+        Some(self.targets.swap_remove(i).1)
+    }
+
+    /// A buffer of `len` bytes that step output `slot` is written into: the caller's target for
+    /// the slot if it gave one, else as [`Pool::take`].
+    pub fn take_out(&mut self, slot: usize, len: usize) -> AlignedBytes {
+        match self.take_target(slot, len) {
+            Some(b) => b,
+            None => self.take(len),
+        }
+    }
+
     /// A buffer of `len` bytes for slot `slot`, which nobody else holds (`Arc::get_mut` works).
     pub fn take_for(&mut self, slot: usize, len: usize) -> Arc<AlignedBytes> {
+        if let Some(b) = self.take_target(slot, len) {
+            return Arc::new(b);
+        }
         if self.takes.len() <= slot {
             self.takes.resize(slot + 1, false);
             self.by_slot.resize(slot + 1, None);
@@ -50,17 +84,20 @@ impl Pool {
         Arc::new(self.take(len))
     }
 
+    /// Keeps `b` for reuse; external memory (the caller's) is never kept.
     pub fn put(&mut self, b: AlignedBytes) {
-        self.spare.push(b);
+        if !b.is_external() {
+            self.spare.push(b);
+        }
     }
 
     pub fn extend(&mut self, bufs: impl IntoIterator<Item = AlignedBytes>) {
-        self.spare.extend(bufs);
+        self.spare.extend(bufs.into_iter().filter(|b| !b.is_external()));
     }
 
     /// Takes back the buffer slot `slot` held, unless someone else still holds it.
     pub fn release(&mut self, slot: usize, mut b: Arc<AlignedBytes>) {
-        if Arc::get_mut(&mut b).is_none() {
+        if Arc::get_mut(&mut b).is_none() || b.is_external() {
             return;
         }
         if b.len() <= SMALL_BYTES && self.takes.get(slot) == Some(&true) {
@@ -117,5 +154,31 @@ mod tests {
         pool.release(1, big);
         assert_eq!(pool.len(), 1, "large buffers go to the shared list");
         assert_eq!(pool.take(4096).as_ptr(), addr, "where any slot of that size takes them");
+    }
+
+    #[test]
+    fn targets_go_to_their_slot_and_external_memory_is_never_kept() {
+        let mut owner = AlignedBytes::zeroed(128);
+        let p = owner.as_mut_ptr();
+        let mut pool = Pool::default();
+        // SAFETY: `owner` outlives the pool's use of the view below.
+        pool.target(5, unsafe { AlignedBytes::external(p, 128) }.unwrap());
+        assert_ne!(pool.take_out(4, 128).as_ptr(), p as *const u8, "another slot does not get it");
+        assert_ne!(pool.take_out(5, 64).as_ptr(), p as *const u8, "nor a write of another size");
+        let t = pool.take_out(5, 128);
+        assert_eq!(t.as_ptr(), p as *const u8);
+        assert_ne!(pool.take_out(5, 128).as_ptr(), p as *const u8, "taken once");
+        // Released, put or extended, external memory leaves the pool's keeping.
+        pool.put(t);
+        pool.release(9, Arc::new(unsafe { AlignedBytes::external(p, 128) }.unwrap()));
+        pool.extend([unsafe { AlignedBytes::external(p, 128) }.unwrap()]);
+        let before = pool.len();
+        assert!((0..before).all(|_| pool.take(128).as_ptr() != p as *const u8));
+        pool.target(1, unsafe { AlignedBytes::external(p, 8) }.unwrap());
+        assert_eq!(pool.take_for(1, 8).as_ptr(), p as *const u8, "take_for serves targets too");
+        pool.target(2, unsafe { AlignedBytes::external(p, 8) }.unwrap());
+        pool.clear_targets();
+        assert_ne!(pool.take_out(2, 8).as_ptr(), p as *const u8);
+        drop(owner);
     }
 }

@@ -124,7 +124,7 @@ impl Executable {
                     StepKind::Elementwise(k) => in_place_buffer(k, &mut outs, slots),
                     _ => None,
                 };
-                let mut buf = in_place.unwrap_or_else(|| pool.take(ty.byte_size()));
+                let mut buf = in_place.unwrap_or_else(|| pool.take_out(out, ty.byte_size()));
                 let out_ptr = Ptr(buf.as_mut_ptr());
                 ptrs.push((out, out_ptr));
                 outs.push((out, buf));

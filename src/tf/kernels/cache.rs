@@ -11,7 +11,7 @@ use super::lower::lower;
 use super::ops::TfOp;
 use apu_compiler::ir::TensorType;
 use apu_compiler::Result;
-use apu_runtime::Tensor;
+use apu_runtime::{AlignedBytes, Tensor};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock, RwLock};
@@ -27,11 +27,29 @@ pub struct Key {
     pub values: Vec<u8>,
 }
 
-struct Entry {
+pub struct Entry {
     compiled: Compiled,
     /// Which op inputs are the program's arguments, in order.
     params: Vec<usize>,
+    /// The program's result types (`None` when it runs on the interpreter: known after the run).
+    results: Option<Vec<TensorType>>,
     last_used: AtomicU64,
+}
+
+impl Entry {
+    /// The result types, known before the run for a planned program (so its outputs can be
+    /// allocated first and written in place).
+    pub fn result_types(&self) -> Option<&[TensorType]> {
+        self.results.as_deref()
+    }
+
+    /// Runs the program on the op's `inputs`, writing result `i` into `targets[i]` where it can
+    /// (see `Program::run_into`; an empty `targets` allocates every result).
+    pub fn run(&self, op: &TfOp, inputs: &[Tensor], targets: Vec<Option<AlignedBytes>>) -> Result<Vec<Tensor>> {
+        let args: Vec<Tensor> = self.params.iter().map(|&i| inputs[i].clone()).collect();
+        let ran = if targets.is_empty() { self.compiled.program.run(&args) } else { self.compiled.program.run_into(&args, targets) };
+        ran.map_err(|e| e.context(format!("TensorFlow op {}", op.name())))
+    }
 }
 
 pub struct OpCache {
@@ -72,17 +90,20 @@ impl OpCache {
     /// Runs `op` (whose debug form is `op_key`) on `inputs`, compiling it first if this cache has
     /// not seen these input types (and read values) before.
     pub fn run(&self, op_key: &Arc<str>, op: &TfOp, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
+        self.entry(op_key, op, inputs)?.run(op, inputs, Vec::new())
+    }
+
+    /// The compiled program of `op` for these inputs' types (and read values), compiling it on a miss.
+    pub fn entry(&self, op_key: &Arc<str>, op: &TfOp, inputs: &[Tensor]) -> Result<Arc<Entry>> {
         let key = Key {
             op: op_key.clone(),
             types: inputs.iter().map(|t| t.ty.clone()).collect(),
             values: op.value_inputs(inputs.len()).filter_map(|i| inputs.get(i)).flat_map(|t| t.bytes().iter().copied()).collect(),
         };
-        let entry = match self.lookup(&key) {
-            Some(e) => e,
-            None => self.compile_and_insert(key, op, inputs)?,
-        };
-        let args: Vec<Tensor> = entry.params.iter().map(|&i| inputs[i].clone()).collect();
-        entry.compiled.program.run(&args).map_err(|e| e.context(format!("TensorFlow op {}", op.name())))
+        match self.lookup(&key) {
+            Some(e) => Ok(e),
+            None => self.compile_and_insert(key, op, inputs),
+        }
     }
 
     fn tick(&self) -> u64 {
@@ -111,7 +132,8 @@ impl OpCache {
         if self.log {
             eprintln!("apu: compiled TensorFlow op {name} for {} (compile #{n}; plan: {})", describe(&key.types), compiled.summary);
         }
-        let entry = Arc::new(Entry { compiled, params: lowered.params, last_used: AtomicU64::new(self.tick()) });
+        let results = compiled.program.plan().map(|plan| plan.results.iter().map(|&r| plan.slots[r].clone()).collect());
+        let entry = Arc::new(Entry { compiled, params: lowered.params, results, last_used: AtomicU64::new(self.tick()) });
         let mut map = self.entries.write().unwrap_or_else(|p| p.into_inner());
         if let Some(existing) = map.get(&key) {
             return Ok(existing.clone());

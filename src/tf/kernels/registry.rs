@@ -317,14 +317,39 @@ unsafe extern "C" fn delete(kernel: *mut c_void) {
 unsafe fn compute_inner(api: &'static TfApi, kernel: &Kernel, ctx: *mut c::TF_OpKernelContext) -> Result<(), TfError> {
     let op = kernel.op.as_ref().map_err(|m| TfError::invalid(m.clone()))?;
     let n = (api.num_inputs.unwrap())(ctx);
-    let inputs = (0..n).map(|i| tf_io::read_input(api, ctx, i)).collect::<Result<Vec<_>, _>>()?;
-    let outputs = super::cache::global().run(&kernel.key, op, &inputs)?;
+    // Views of TensorFlow's input buffers, alive until this function returns.
+    let inputs = tf_io::Inputs::read(api, ctx, n)?;
+    let entry = super::cache::global().entry(&kernel.key, op, &inputs.tensors)?;
     let expected = (api.num_outputs.unwrap())(ctx);
-    if outputs.len() as i32 != expected {
-        return Err(TfError::internal(format!("produced {} outputs, TensorFlow expects {expected}", outputs.len())));
+    let Some(types) = entry.result_types() else {
+        // An interpreted program (APU_EXECUTOR=interp): result types are known after the run.
+        let outputs = entry.run(op, &inputs.tensors, Vec::new())?;
+        check_count(outputs.len(), expected)?;
+        for (i, t) in outputs.iter().enumerate() {
+            tf_io::write_output(api, ctx, i as i32, t)?;
+        }
+        return Ok(());
+    };
+    check_count(types.len(), expected)?;
+    // Outputs first, so that the program writes its results straight into them.
+    let mut memory = Vec::with_capacity(types.len());
+    let mut targets = Vec::with_capacity(types.len());
+    for (i, ty) in types.iter().enumerate() {
+        let (data, view) = tf_io::allocate_output(api, ctx, i as i32, ty)?;
+        memory.push(data);
+        targets.push(view);
     }
-    for (i, t) in outputs.iter().enumerate() {
-        tf_io::write_output(api, ctx, i as i32, t)?;
+    let outputs = entry.run(op, &inputs.tensors, targets)?;
+    check_count(outputs.len(), expected)?;
+    for (t, &data) in outputs.iter().zip(&memory) {
+        tf_io::copy_into(data, t);
+    }
+    Ok(())
+}
+
+fn check_count(produced: usize, expected: i32) -> Result<(), TfError> {
+    if produced as i32 != expected {
+        return Err(TfError::internal(format!("produced {produced} outputs, TensorFlow expects {expected}")));
     }
     Ok(())
 }

@@ -1,6 +1,6 @@
 //! Device memory of the APU: 64-byte aligned host allocations with allocator statistics.
 
-use std::alloc::{alloc_zeroed, dealloc, Layout};
+use std::alloc::{alloc, alloc_zeroed, dealloc, Layout};
 use std::collections::HashMap;
 use std::sync::Mutex;
 
@@ -40,9 +40,20 @@ impl Allocator {
     /// Allocates `size` zeroed bytes; `None` if the system is out of memory. Zero-byte requests get a
     /// distinct one-alignment block so that every allocation has a unique address.
     pub fn allocate(&self, size: usize) -> Option<*mut u8> {
+        self.allocate_with(size, true)
+    }
+
+    /// Allocates `size` bytes without clearing them, for tensors (decision 76): TensorFlow writes a
+    /// tensor before reading it, as with its own CPU allocator, and clearing took a memset of every
+    /// output (as long as the kernel's own pass over a large elementwise op).
+    pub fn allocate_uninit(&self, size: usize) -> Option<*mut u8> {
+        self.allocate_with(size, false)
+    }
+
+    fn allocate_with(&self, size: usize, zeroed: bool) -> Option<*mut u8> {
         let layout = Layout::from_size_align(size.max(1), ALIGNMENT).ok()?;
         // SAFETY: the layout has non-zero size.
-        let p = unsafe { alloc_zeroed(layout) };
+        let p = unsafe { if zeroed { alloc_zeroed(layout) } else { alloc(layout) } };
         if p.is_null() {
             return None;
         }
@@ -99,6 +110,20 @@ mod tests {
         let s = a.stats();
         assert_eq!((s.bytes_in_use, s.peak_bytes_in_use), (100, 400));
         assert!(a.deallocate(p));
+        assert_eq!(a.stats().bytes_in_use, 0);
+    }
+
+    #[test]
+    fn tensor_allocations_are_aligned_counted_and_freed_like_zeroed_ones() {
+        let a = Allocator::new();
+        let p = a.allocate_uninit(4 << 20).unwrap();
+        let q = a.allocate_uninit(0).unwrap();
+        assert!(p as usize % ALIGNMENT == 0 && q as usize % ALIGNMENT == 0 && p != q);
+        assert_eq!(a.stats(), Stats { num_allocs: 2, bytes_in_use: 4 << 20, peak_bytes_in_use: 4 << 20, largest_alloc_size: 4 << 20 });
+        // SAFETY: p holds 4 MiB.
+        unsafe { std::ptr::write_bytes(p, 0x5a, 4 << 20) };
+        assert!(a.deallocate(p) && a.deallocate(q));
+        assert!(!a.deallocate(p));
         assert_eq!(a.stats().bytes_in_use, 0);
     }
 

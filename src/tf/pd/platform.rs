@@ -130,7 +130,7 @@ unsafe extern "C" fn allocate(device: *const c::SP_Device, size: u64, _space: i6
     crate::tf::guard::quiet("allocate", (), || {
         let Some(mem) = mem.as_mut() else { return };
         mem.struct_size = c::SP_DEVICE_MEMORY_BASE_STRUCT_SIZE as usize;
-        let p = allocator_of(device).and_then(|a| a.allocate(size as usize));
+        let p = allocator_of(device).and_then(|a| a.allocate_uninit(size as usize));
         // A null `opaque` tells TensorFlow the allocation failed (it reports OOM itself).
         mem.opaque = p.map_or(std::ptr::null_mut(), |p| p as *mut c_void);
         mem.size = if p.is_some() { size } else { 0 };
