@@ -222,6 +222,7 @@ unsafe fn im2col_2d<T: Element>(c: &ConvKernel, lp: *const T, base: isize, s0: u
     let (dy, dx) = (c.rhs_dilation[0] as isize, c.rhs_dilation[1] as isize);
     let fs = c.lhs_feature_stride;
     let row_contiguous = fs == 1 && dx == 1 && xs == ci as isize;
+    let long_rows = row_contiguous && kw * ci >= LONG_WINDOW_ROW;
     // `ci` features from `src` (strided when the features are not the innermost dimension, as in a
     // filter gradient, where they are the batch), or a whole window row when `row_contiguous`.
     let copy = |src: *const T, dst: &mut [T]| {
@@ -253,22 +254,8 @@ unsafe fn im2col_2d<T: Element>(c: &ConvKernel, lp: *const T, base: isize, s0: u
                 copy(lp.offset(ybase + x0 * xs), dst);
                 continue;
             }
-            if row_contiguous && kw * ci >= LONG_WINDOW_ROW {
-                // The window positions inside the input are one run: zeros, one copy, zeros (a
-                // filter gradient's window spans the whole input, so most of its rows overhang
-                // the padding by a few positions). Short rows keep the loop below: LeNet's
-                // 5-wide rows of one channel ran ~10 % slower with the library calls.
-                let lo = (-x0).clamp(0, kw as isize) as usize;
-                let hi = (iw - x0).clamp(lo as isize, kw as isize) as usize;
-                if lo > 0 {
-                    dst[..lo * ci].fill(T::default());
-                }
-                if hi > lo {
-                    copy(lp.offset(ybase + (x0 + lo as isize) * xs), &mut dst[lo * ci..hi * ci]);
-                }
-                if hi < kw {
-                    dst[hi * ci..].fill(T::default());
-                }
+            if long_rows {
+                overhanging_row(lp.offset(ybase), x0, iw, xs, ci, dst, &copy);
                 continue;
             }
             for (kx, d) in dst.chunks_exact_mut(ci).enumerate() {
@@ -281,6 +268,22 @@ unsafe fn im2col_2d<T: Element>(c: &ConvKernel, lp: *const T, base: isize, s0: u
             }
         }
     }
+}
+
+/// A window row of contiguous positions (from `x0`, row origin `row`) that overhangs the padding:
+/// the positions inside the input are one run, so zeros, one copy, zeros. A filter gradient's
+/// window spans the whole input, so most of its rows overhang by a few positions. Out of line, and
+/// only for long rows: inlined into the im2col loop it made LeNet's short rows ~10 % slower.
+#[inline(never)]
+unsafe fn overhanging_row<T: Element>(row: *const T, x0: isize, iw: isize, xs: isize, ci: usize, dst: &mut [T], copy: &impl Fn(*const T, &mut [T])) {
+    let kw = dst.len() / ci;
+    let lo = (-x0).clamp(0, kw as isize) as usize;
+    let hi = (iw - x0).clamp(lo as isize, kw as isize) as usize;
+    dst[..lo * ci].fill(T::default());
+    if hi > lo {
+        copy(row.offset((x0 + lo as isize) * xs), &mut dst[lo * ci..hi * ci]);
+    }
+    dst[hi * ci..].fill(T::default());
 }
 
 struct PackedPtr<T>(*const T);
