@@ -18,15 +18,15 @@ fn for_each_run(g: &Geometry, indices: &[u8], mut f: impl FnMut(usize, usize, us
     if g.sizes.contains(&0) || g.batch_shape.contains(&0) {
         return Ok(());
     }
+    if let Some(rows) = RowForm::of(g) {
+        return rows.for_each(g, indices, &mut f);
+    }
     // Runs along the last big dimension when the small tensor is contiguous there too.
     let (run, inner_dims) = match rank {
         0 => (1, 0),
         _ if g.box_small_strides[rank - 1] == 1 => (g.sizes[rank - 1], rank - 1),
         _ => (1, rank),
     };
-    if let Some(rows) = RowForm::of(g) {
-        return rows.for_each(g, indices, &mut f);
-    }
     let runs_per_box: usize = g.sizes[..inner_dims].iter().product();
     let batches: usize = g.batch_shape.iter().product();
     // Index bookkeeping on the stack: a loop scattering one element per iteration would
