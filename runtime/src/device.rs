@@ -3,7 +3,7 @@
 //! each device stays sequential, like a real accelerator stream.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc::{channel, Receiver, Sender, TryRecvError};
+use std::sync::mpsc::{channel, Sender};
 use std::sync::{Arc, Mutex};
 use std::thread::{JoinHandle, ThreadId};
 
@@ -25,18 +25,6 @@ impl std::fmt::Debug for DeviceQueue {
     }
 }
 
-/// The next job: spinning a while first (`crate::spin`), so that a job submitted soon after the
-/// last one finished (the next call of a loop, after the caller has seen the result) starts on
-/// this thread's CPU at once instead of waking it. `None` once the queue is closed.
-fn next_job(receiver: &Receiver<Job>) -> Option<Job> {
-    let ready = || match receiver.try_recv() {
-        Ok(job) => Some(Some(job)),
-        Err(TryRecvError::Disconnected) => Some(None),
-        Err(TryRecvError::Empty) => None,
-    };
-    crate::spin::poll_for(ready).unwrap_or_else(|| receiver.recv().ok())
-}
-
 impl DeviceQueue {
     /// Starts the worker thread `name`. If the thread cannot be spawned (out of resources), work
     /// runs on the submitting thread instead, which is slower but still correct.
@@ -48,7 +36,7 @@ impl DeviceQueue {
         let spawned = std::thread::Builder::new()
             .name(name.clone())
             .spawn(move || {
-                while let Some(job) = next_job(&receiver) {
+                while let Ok(job) = receiver.recv() {
                     // A panicking job must not kill the device: later work would never run and its
                     // events would never fire. Jobs report their own failures through events.
                     if std::panic::catch_unwind(std::panic::AssertUnwindSafe(job)).is_err() {

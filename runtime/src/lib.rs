@@ -1,5 +1,5 @@
 //! apu's runtime: tensors in host memory, the reference interpreter (the semantic oracle), and the
-//! plan executor, which splits large kernels across a team of helper threads. Never sees FFI.
+//! plan executor, which splits large kernels across a rayon pool. Never sees FFI.
 
 pub mod buffer;
 pub mod client;
@@ -14,7 +14,6 @@ pub mod layout;
 pub mod memory_stats;
 pub mod npz;
 mod pages;
-mod spin;
 pub mod tensor;
 
 pub use error::{Code, Error, Result};

@@ -4,7 +4,7 @@
 //! Every instance counts the collectives it has executed; the n-th collective of each member of a
 //! group is the same op (SPMD programs run the same ops in the same order, loops included), so the
 //! members meet under the key (n, members). Waiting happens on the instances' own threads (never on
-//! the kernels' helper team, which only ever runs kernel pieces), so a collective inside a `while`
+//! the kernels' rayon pool, which only ever runs kernel pieces), so a collective inside a `while`
 //! body cannot starve: there are always as many threads as instances. An instance that fails wakes
 //! the others, which fail too instead of waiting forever.
 

@@ -7,7 +7,6 @@
 
 mod arg_reduce;
 mod body_program;
-mod claims;
 mod control;
 mod conv;
 mod depthwise;
@@ -25,10 +24,10 @@ mod pool;
 mod reduce;
 mod rows;
 mod scalar;
-mod team;
 mod transpose;
 mod window;
-pub mod workers;
+mod threads;
+pub use threads::workers;
 
 use crate::{interp, AlignedBytes, Tensor};
 use apu_compiler::ir::{BinaryOp, ComparisonDirection, ComparisonType, ElementType, OpKind, TensorType, UnaryOp};

@@ -1,26 +1,37 @@
-//! Thread pools for splitting large kernels. Small work runs on the calling thread: handing work
-//! to a pool costs tens of microseconds, more than a small kernel takes.
+//! Splitting large kernels across a rayon pool. Small work runs on the calling thread: handing work
+//! to a pool costs microseconds, more than a small kernel takes.
 
 use super::claims::{current_cpu, HomeClaims};
-use super::team::Team;
+use super::handout::{self, Board};
 use once_cell::sync::Lazy;
+use rayon::{ThreadPool, ThreadPoolBuilder};
 use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::{Arc, Mutex};
 
-/// Helper teams by size, shared by every program with the same thread count.
-static TEAMS: Lazy<Mutex<HashMap<usize, Arc<Team>>>> = Lazy::new(|| Mutex::new(HashMap::new()));
+/// A rayon pool and the board its lingering tasks watch for the next kernel.
+struct Helpers {
+    pool: ThreadPool,
+    board: Arc<Board>,
+}
 
-/// `size` helpers for [`Workers::for_ranges`], whose calling thread works too (decisions 37, 40).
-fn shared_team(size: usize) -> apu_compiler::Result<Arc<Team>> {
-    let mut teams = TEAMS.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some(t) = teams.get(&size) {
-        return Ok(t.clone());
+/// Pools by size, shared by every program with the same thread count.
+static POOLS: Lazy<Mutex<HashMap<usize, Arc<Helpers>>>> = Lazy::new(|| Mutex::new(HashMap::new()));
+
+/// A pool of `size` helper threads for [`Workers::for_ranges`], whose calling thread works too.
+fn shared_pool(size: usize) -> apu_compiler::Result<Arc<Helpers>> {
+    let mut pools = POOLS.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(p) = pools.get(&size) {
+        return Ok(p.clone());
     }
-    let t = Team::start(size, "apu-worker").map_err(|e| apu_compiler::Error::internal(format!("cannot start {size} helper threads: {e}")))?;
-    let t = Arc::new(t);
-    teams.insert(size, t.clone());
-    Ok(t)
+    let p = ThreadPoolBuilder::new()
+        .num_threads(size)
+        .thread_name(|i| format!("apu-worker-{i}"))
+        .build()
+        .map_err(|e| apu_compiler::Error::internal(format!("cannot start {size} helper threads: {e}")))?;
+    let p = Arc::new(Helpers { pool: p, board: Arc::new(Board::default()) });
+    pools.insert(size, p.clone());
+    Ok(p)
 }
 
 /// Number of threads by default: `APU_NUM_THREADS` if set, else the machine's cores.
@@ -41,14 +52,15 @@ pub(crate) fn cores() -> usize {
 /// costs more than the rest of compiling a small program.
 static CORES: Lazy<usize> = Lazy::new(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
 
-/// A program's threads: the calling thread plus `threads - 1` helpers for split kernels, large
-/// products included (decision 43).
+/// A program's threads: the calling thread plus a rayon pool of `threads - 1` helpers for split
+/// kernels, large products included.
 ///
-/// The helpers are one thread fewer than `threads`, since the calling thread works too (decision
-/// 37), and they spin between jobs for a while instead of sleeping at once (decision 40).
+/// The pool is one thread smaller than `threads` because the calling thread (a device's worker, or
+/// the framework's thread for a program run inline) works on the pieces too, instead of handing the
+/// whole kernel over and sleeping until it is done.
 pub struct Workers {
     threads: usize,
-    helpers: Option<Arc<Team>>,
+    helpers: Option<Arc<Helpers>>,
     /// Below this much work (elements times per-element cost) a kernel runs on the calling thread.
     min_parallel: usize,
 }
@@ -59,7 +71,7 @@ impl Workers {
         // No more threads run a split kernel at once than cores: with more (`APU_NUM_THREADS` above
         // the cores), a woken helper preempted a thread that held a piece, and the kernel waited
         // for it (1.1-1.7x slower with 4 threads on 2 cores). The pieces stay `2 * threads`.
-        let helpers = if threads > 1 { Some(shared_team(threads.min(cores()) - 1)?) } else { None };
+        let helpers = if threads > 1 { Some(shared_pool(threads.min(cores()) - 1)?) } else { None };
         Ok(Workers { threads, helpers, min_parallel })
     }
 
@@ -76,7 +88,7 @@ impl Workers {
     /// `n * cost` reaches the threshold, else in one call on this thread.
     pub fn for_ranges(&self, n: usize, align: usize, cost: usize, f: &(dyn Fn(Range<usize>) + Sync)) {
         let align = align.max(1);
-        let team = match &self.helpers {
+        let pool = match &self.helpers {
             Some(t) if n.saturating_mul(cost.max(1)) >= self.min_parallel && n > align => t,
             _ => {
                 if n > 0 {
@@ -86,14 +98,14 @@ impl Workers {
             }
         };
         // Pieces are claimed by the calling thread and each helper, so a thread slowed by
-        // something else on the machine (or a helper that starts late) takes fewer pieces. Each
-        // takes its CPU's share first, so that a loop calling the kernel reads each row on the
-        // same CPU every time (decision 42).
+        // something else on the machine (or a helper that starts late, woken from sleep) takes
+        // fewer pieces. Each takes its CPU's share first, so that a loop calling the kernel reads
+        // each row on the same CPU every time (decision 42).
         let per = n.div_ceil((self.threads * 2).min(n.div_ceil(align))).div_ceil(align) * align;
         // Rounding `per` up to `align` can leave fewer pieces than asked for.
         let pieces = n.div_ceil(per);
-        // One share per thread that can take part: the team has no more helpers than cores allow.
-        let helpers = (self.threads.min(pieces) - 1).min(team.size());
+        // One share per thread that can take part: the pool has no more helpers than cores allow.
+        let helpers = (self.threads.min(pieces) - 1).min(pool.pool.current_num_threads());
         let claims = HomeClaims::new(pieces, helpers + 1);
         let work = || {
             let home = claims.home_of(current_cpu());
@@ -101,7 +113,12 @@ impl Workers {
                 f(p * per..((p + 1) * per).min(n));
             }
         };
-        team.run(helpers, &work);
+        if pool.pool.current_thread_index().is_some() {
+            // A piece that splits again: its thread is one of the helpers, the work runs here.
+            work();
+        } else {
+            handout::run(&pool.pool, &pool.board, helpers, &work);
+        }
     }
 }
 

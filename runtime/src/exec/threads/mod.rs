@@ -1,0 +1,6 @@
+//! The threads a program's split kernels run on: a rayon pool per thread count, the calling thread
+//! working too, and which pieces each thread takes first.
+
+pub mod claims;
+mod handout;
+pub mod workers;
