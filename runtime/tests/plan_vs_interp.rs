@@ -1044,10 +1044,10 @@ fn dots_propagate_nan_and_infinity() {
     }
 }
 
-/// Programs with the same thread count share one helper team, and a product this large is split
+/// Programs with the same thread count share one rayon pool, and a product this large is split
 /// across it. Two such programs run from four threads at once (as two devices would) give, every
-/// time, the bytes each gives when run alone: a caller that finds the team busy runs its product
-/// alone, and no run's pieces may land in another's output.
+/// time, the bytes each gives when run alone: helpers move between the callers' hand-outs, and no
+/// run's pieces may land in another's output.
 #[test]
 fn concurrent_runs_of_split_products_keep_their_own_results() {
     let programs: Vec<(Program, Vec<Tensor>)> = [(150i64, 130i64, 120i64, 3u64), (140, 160, 130, 4)]

@@ -201,13 +201,24 @@ mod tests {
         while !busy.load(Ordering::SeqCst) {
             std::thread::yield_now();
         }
-        let ran = AtomicUsize::new(0);
-        run(&p, &Arc::new(Board::default()), 1, &|| {
-            ran.fetch_add(1, Ordering::SeqCst);
+        let ran = Arc::new(AtomicUsize::new(0));
+        let (done, finished) = std::sync::mpsc::channel();
+        std::thread::scope(|sc| {
+            let (p, ran) = (&p, ran.clone());
+            sc.spawn(move || {
+                run(p, &Arc::new(Board::default()), 1, &|| {
+                    ran.fetch_add(1, Ordering::SeqCst);
+                });
+                done.send(()).unwrap();
+            });
+            // Returns while the pool's thread is still busy, with only the caller's run; the
+            // pool's thread is released either way, so a failure here cannot hang the test.
+            let returned = finished.recv_timeout(Duration::from_secs(10)).is_ok();
+            let _ = release.send(());
+            assert!(returned, "the caller waited for a task that had not started");
         });
         assert_eq!(ran.load(Ordering::SeqCst), 1, "returned with only the caller's run");
         // The late task finds the hand-out closed and does not run the work.
-        release.send(()).unwrap();
         p.install(|| ());
         std::thread::sleep(Duration::from_millis(50));
         assert_eq!(ran.load(Ordering::SeqCst), 1);
