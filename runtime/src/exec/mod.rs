@@ -5,29 +5,16 @@
 //! `APU_EXECUTOR=interp` makes every program run on the reference interpreter (for debugging);
 //! `APU_NUM_THREADS` sets the worker count.
 
-mod arg_reduce;
-mod body_program;
 mod claims;
-mod control;
-mod conv;
-mod depthwise;
-mod dynamic_slice;
 mod fallbacks;
 mod fastmath;
-mod fold;
 pub mod fused;
-mod gemm;
-mod indexed_copy;
-mod loop_body;
+mod kernels;
+mod loops;
 mod manual;
-mod one_element;
 mod pool;
-mod reduce;
-mod rows;
 mod scalar;
 mod team;
-mod transpose;
-mod window;
 pub mod workers;
 
 use crate::{interp, AlignedBytes, Tensor};
@@ -36,6 +23,9 @@ use apu_compiler::plan::{lower, Capabilities, KScalar, Operand, Plan, Step, Step
 use apu_compiler::valid::ValidModule;
 use apu_compiler::{Error, Result};
 use fused::{Compiled, CHUNK};
+use kernels::{arg_reduce, conv, depthwise, dynamic_slice, gemm, indexed_copy, reduce, transpose, window};
+use loops::control;
+use scalar::one_element;
 use interp::random::RunRng;
 use pool::Pool;
 use std::sync::atomic::{AtomicU64, Ordering};

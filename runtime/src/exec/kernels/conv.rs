@@ -4,8 +4,8 @@
 //! let the GEMM write the output through its strides (NHWC and NCHW outputs need no extra copy).
 
 use super::gemm::Element;
-use super::workers::Workers;
-use super::Ptr;
+use crate::exec::workers::Workers;
+use crate::exec::Ptr;
 use apu_compiler::ir::ElementType as E;
 use apu_compiler::plan::ConvKernel;
 

@@ -12,10 +12,10 @@
 //! per vector extension), so NHWC pooling combines whole channel rows.
 
 use super::fold;
-use super::fused;
+use crate::exec::fused;
 use super::reduce::Elem;
-use super::workers::Workers;
-use super::Ptr;
+use crate::exec::workers::Workers;
+use crate::exec::Ptr;
 use apu_compiler::ir::{BinaryOp as B, ComparisonDirection as D, ElementType as E};
 use apu_compiler::plan::{KScalar, PadKernel, SelectScatterKernel, WindowAxis, WindowKernel};
 

@@ -3,8 +3,9 @@
 //! passed between the steps are written and read while still in L1. Blocks are independent
 //! (steps read each other's values only within a row) and are split across the workers.
 
-use super::fused::{self, Compiled};
-use super::{reduce, Executable, Pool, Prepared, Ptr, Slots};
+use crate::exec::fused::{self, Compiled};
+use super::reduce;
+use crate::exec::{Executable, Pool, Prepared, Ptr, Slots};
 use crate::interp::random::RunRng;
 use crate::AlignedBytes;
 use apu_compiler::plan::{FusedKernel, KScalar, Operand, RowGroup, SlotId, StepKind};
@@ -66,7 +67,7 @@ fn in_place_buffer(k: &FusedKernel, outs: &mut Vec<(SlotId, AlignedBytes)>, slot
 }
 
 impl Executable {
-    pub(super) fn run_rows(&self, g: &RowGroup, slots: &mut Slots, pool: &mut Pool, rng: &RunRng) -> Result<()> {
+    pub(in crate::exec) fn run_rows(&self, g: &RowGroup, slots: &mut Slots, pool: &mut Pool, rng: &RunRng) -> Result<()> {
         let plan = &self.plan;
         let threads = self.workers.threads();
         let row_bytes = g.row_len.saturating_mul(8);
@@ -103,7 +104,7 @@ impl Executable {
                 StepKind::Reduce(k) => {
                     let init = match &k.init {
                         Operand::Const(c) => *c,
-                        Operand::Slot(s) => super::read_scalar(k.elem, pointer(&ptrs, *s)?),
+                        Operand::Slot(s) => crate::exec::read_scalar(k.elem, pointer(&ptrs, *s)?),
                     };
                     (k.out, &k.inputs, Some((k.elem, k.combiner, init)))
                 }

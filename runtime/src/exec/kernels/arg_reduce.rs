@@ -2,10 +2,10 @@
 //! one (accumulator, element) pair at a time in the interpreter's order, along rows (the reduced
 //! axis is the last one) or down columns, where each lane of a register chunk is one output.
 
-use super::fused::{self, Compiled, CHUNK};
+use crate::exec::fused::{self, Compiled, CHUNK};
 use super::reduce::Elem;
-use super::workers::Workers;
-use super::Ptr;
+use crate::exec::workers::Workers;
+use crate::exec::Ptr;
 use apu_compiler::ir::ElementType as E;
 use apu_compiler::{Error, Result};
 use apu_compiler::plan::{ArgReduceKernel, KScalar, Pick};

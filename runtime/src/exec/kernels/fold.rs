@@ -7,7 +7,7 @@
 //! lanes are combined in a fixed order at the end, so a result does not depend on the thread count
 //! for a given split, but it does differ (by rounding) from a left-to-right sum.
 
-use super::fused::{cpu_level, CpuLevel};
+use crate::exec::fused::{cpu_level, CpuLevel};
 
 /// Accumulators per fold: four AVX-512 registers of f32 (eight of f64).
 pub const LANES: usize = 64;

@@ -12,10 +12,10 @@
 //! Runs of one-element kernels in such a body run as one register program each
 //! ([`super::body_program`]) instead of kernel by kernel.
 
-use super::fused::{Buf, CHUNK};
+use crate::exec::fused::{Buf, CHUNK};
 use super::loop_body::{FastBody, Source, Work};
-use super::scalar::{self, ScalarExpr};
-use super::{Executable, Pool, Prepared, Ptr, Slots};
+use crate::exec::scalar::{self, ScalarExpr};
+use crate::exec::{Executable, Pool, Prepared, Ptr, Slots};
 use crate::AlignedBytes;
 use apu_compiler::ir::{ComparisonDirection as D, ElementType, TensorType};
 use apu_compiler::plan::{Block, SlotId, StepKind};
@@ -39,7 +39,7 @@ struct FastCond {
 /// counter's next value is stored rather than computed by its kernel (each of which cost about as
 /// much per iteration as a scan step's real work on 128 elements).
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Counter {
+pub(in crate::exec) struct Counter {
     /// The state element counting.
     state: usize,
     /// The body kernel computing its next value.
@@ -70,7 +70,7 @@ fn type_max(e: ElementType) -> i128 {
 
 impl Counter {
     /// The body kernel computing the counter's next value.
-    pub(super) fn kernel(&self) -> usize {
+    pub(in crate::exec) fn kernel(&self) -> usize {
         self.kernel
     }
 
@@ -147,7 +147,7 @@ impl FastCond {
 
 impl Executable {
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn run_while(
+    pub(in crate::exec) fn run_while(
         &self,
         lp: &LoopPlan,
         inputs: &[SlotId],
@@ -356,7 +356,7 @@ impl Executable {
         Ok(go != 0)
     }
 
-    pub(super) fn run_case(&self, index: SlotId, branches: &[Block], outputs: &[SlotId], slots: &mut Slots, pool: &mut Pool, rng: &RunRng) -> Result<()> {
+    pub(in crate::exec) fn run_case(&self, index: SlotId, branches: &[Block], outputs: &[SlotId], slots: &mut Slots, pool: &mut Pool, rng: &RunRng) -> Result<()> {
         let ty = &self.plan.slots[index];
         let b = Self::slot_arc(slots, index)?;
         let bytes = b.as_slice();
@@ -488,11 +488,11 @@ mod tests {
         // loop_programs.mlir: outside the programs only the first loop's counter (stored by the
         // counted loop), the update of `a` (its old value is read after it: a copy), the
         // two-element start vector and the fused tanh sum.
-        let cover = program_cover(include_str!("../../tests/golden/loop_programs.mlir"));
+        let cover = program_cover(include_str!("../../../tests/golden/loop_programs.mlir"));
         assert_eq!(cover, [Some("eESEEsEEESEEeIIESESEESESESEESSEESEeE".to_string()), Some("EEE".to_string())]);
         // loop_updates.mlir: the first loop's counter, row slices and updates, the row gather and
         // the row arithmetic stay kernels.
-        let cover = program_cover(include_str!("../../tests/golden/loop_updates.mlir"));
+        let cover = program_cover(include_str!("../../../tests/golden/loop_updates.mlir"));
         assert_eq!(cover, [Some("eEESSEESEEsesEseESIEIiEeE".to_string()), Some("EEIE".to_string())]);
     }
 
@@ -513,7 +513,7 @@ mod tests {
     /// owned buffers, and the updates write in place exactly where nothing reads the old value.
     #[test]
     fn updates_write_in_place_where_no_one_reads_the_old_value() {
-        let homes = update_homes(include_str!("../../tests/golden/loop_updates.mlir"));
+        let homes = update_homes(include_str!("../../../tests/golden/loop_updates.mlir"));
         let [Some(first), Some(second)] = &homes[..] else { panic!("not both loops on the fast path: {homes:?}") };
         // y[k] = ... into y (state 1); z's row update is read after it: a copy; g's set then add,
         // a chain into g (state 4).

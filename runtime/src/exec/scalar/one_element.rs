@@ -1,7 +1,7 @@
 //! Kernels of one element evaluated op by op with the reference interpreter's own scalar
 //! functions, for any element type the interpreter stores.
 //!
-//! The vector evaluator ([`super::fused`]) has registers for f32, f64, 32/64-bit integers and
+//! The vector evaluator ([`crate::exec::fused`]) has registers for f32, f64, 32/64-bit integers and
 //! pred only, so an op on complex (or f16, bf16, 8/16-bit integers) used to run as an interpreter
 //! fallback step: a few microseconds each, paid on every iteration when a `while` body does
 //! scalar complex arithmetic (JAX's `sqrtm` runs a triple `fori_loop` of it). A one-element kernel

@@ -5,10 +5,10 @@
 //! dimension of NHWC tensors and of JAX's depthwise kernels, so those vectors are contiguous and the
 //! inner loop is a plain vector multiply-add; window rows inside the input take no bounds test.
 
-use super::fused::{cpu_level, CpuLevel};
+use crate::exec::fused::{cpu_level, CpuLevel};
 use super::gemm::Element;
-use super::workers::Workers;
-use super::Ptr;
+use crate::exec::workers::Workers;
+use crate::exec::Ptr;
 use apu_compiler::ir::ElementType as E;
 use apu_compiler::plan::DepthwiseConvKernel;
 use std::ops::{Add, Mul};

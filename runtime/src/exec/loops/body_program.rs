@@ -9,12 +9,12 @@
 //! ops on constants are folded when the program is built, and a slice or an update of one element
 //! is a load or store at an offset computed from index registers.
 //!
-//! Values are held as [`super::scalar`] holds them (integers extended to i64, floats as the bits of
+//! Values are held as [`crate::exec::scalar`] holds them (integers extended to i64, floats as the bits of
 //! the f64 they equal) and every op calls the same functions as that evaluator, so the results are
 //! its bits, which `one_element_agrees_with_the_vector_evaluator` ties to the vector evaluator's.
 
 use super::loop_body::{BodyKernel, FastBody, Source, Work};
-use super::scalar::{self, Op};
+use crate::exec::scalar::{self, Op};
 use apu_compiler::ir::{BinaryOp, ComparisonDirection, ElementType as E, UnaryOp};
 use apu_compiler::plan::Combine;
 use std::collections::HashMap;
@@ -136,15 +136,15 @@ fn pow2(a: i64, k: u32, signed: bool, rem: bool) -> i64 {
 
 /// A run `start..end` of body kernels as one program.
 #[derive(Debug)]
-pub(super) struct BodyProgram {
-    pub(super) start: usize,
-    pub(super) end: usize,
+pub(in crate::exec) struct BodyProgram {
+    pub(in crate::exec) start: usize,
+    pub(in crate::exec) end: usize,
     ops: Vec<POp>,
     axes: Vec<Axis>,
     /// The register file each loop starts with: constants in place (no op writes them).
     init: Vec<i64>,
     /// The buffers the ops address by `base`.
-    pub(super) bases: Vec<Source>,
+    pub(in crate::exec) bases: Vec<Source>,
 }
 
 /// Whether body kernel `k` can be part of a program: one element (or an update of one element in
@@ -426,7 +426,7 @@ impl<'a> Builder<'a> {
 
 impl BodyProgram {
     /// Programs for the maximal runs of kernels of `fb` that fit one.
-    pub(super) fn all(fb: &FastBody) -> Vec<BodyProgram> {
+    pub(in crate::exec) fn all(fb: &FastBody) -> Vec<BodyProgram> {
         // Results read outside their run, or as a buffer (a slice's operand), are stored.
         let n = fb.kernels.len();
         // The counter's kernel is not run: a counted loop stores the counter's next value itself
@@ -483,7 +483,7 @@ impl BodyProgram {
     }
 
     /// A register file for one loop, constants in place.
-    pub(super) fn registers(&self) -> Vec<i64> {
+    pub(in crate::exec) fn registers(&self) -> Vec<i64> {
         self.init.clone()
     }
 
@@ -510,7 +510,7 @@ impl BodyProgram {
     /// gives it (the offsets of loads, and the clamped offsets of reads and writes, fall inside);
     /// stores and writes go only to buffers of the loop (a kernel's own or an update's home),
     /// which no one else holds while the loop runs. `r` came from [`Self::registers`].
-    pub(super) unsafe fn run(&self, r: &mut [i64], bases: &[*mut u8]) {
+    pub(in crate::exec) unsafe fn run(&self, r: &mut [i64], bases: &[*mut u8]) {
         for op in &self.ops {
             match *op {
                 POp::Load { base, offset, e, dst } => r[dst as usize] = scalar::load(bases[base as usize], offset as usize, e),

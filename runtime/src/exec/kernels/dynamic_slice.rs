@@ -30,7 +30,7 @@ pub fn read_index(elem: E, b: &[u8]) -> Result<i64> {
 
 /// Runs `f` on a zeroed scratch slice of `n` values, on the stack for the usual ranks: a loop
 /// slicing one element per iteration would otherwise allocate for its index bookkeeping.
-pub(super) fn with_scratch<T: Copy + Default, R>(n: usize, f: impl FnOnce(&mut [T]) -> R) -> R {
+pub(in crate::exec) fn with_scratch<T: Copy + Default, R>(n: usize, f: impl FnOnce(&mut [T]) -> R) -> R {
     const STACK: usize = 16;
     if n <= STACK {
         let mut small = [T::default(); STACK];

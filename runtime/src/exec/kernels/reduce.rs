@@ -2,9 +2,9 @@
 //! axes (rows, including "all axes") or leading axes (columns); the inner loops are in `fold`.
 
 use super::fold::{self, Lanes};
-use super::fused::{self, Buf, Compiled, CHUNK};
-use super::workers::Workers;
-use super::Ptr;
+use crate::exec::fused::{self, Buf, Compiled, CHUNK};
+use crate::exec::workers::Workers;
+use crate::exec::Ptr;
 use apu_compiler::ir::{BinaryOp as B, ElementType as E};
 use apu_compiler::plan::{KScalar, ReduceLayout};
 use std::sync::Mutex;
@@ -20,7 +20,7 @@ pub fn supported(op: B, elem: E) -> bool {
     }
 }
 
-pub(super) trait Elem: Copy + Send + Sync + 'static {
+pub(in crate::exec) trait Elem: Copy + Send + Sync + 'static {
     fn slice(b: &Buf) -> &[Self];
     fn from_k(k: KScalar) -> Option<Self>;
 }

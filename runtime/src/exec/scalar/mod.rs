@@ -13,8 +13,10 @@ use apu_compiler::ir::{BinaryOp, ComparisonDirection, ComparisonType, ElementTyp
 use apu_compiler::plan::{Expr, Instr, KScalar};
 use crate::interp::elementwise::{float_max, float_min, order};
 
+pub(super) mod one_element;
+
 #[derive(Clone, Copy, Debug)]
-pub(super) enum Op {
+pub(in crate::exec) enum Op {
     /// Element `offset` of input `input`.
     Load { input: usize, offset: usize },
     Const(i64),
@@ -57,7 +59,7 @@ fn is_int(e: E) -> bool {
     matches!(e, E::S32 | E::S64 | E::U32 | E::U64 | E::Pred)
 }
 
-pub(super) fn is_float(e: E) -> bool {
+pub(in crate::exec) fn is_float(e: E) -> bool {
     matches!(e, E::F32 | E::F64)
 }
 
@@ -86,7 +88,7 @@ fn wrap(v: i64, e: E) -> i64 {
 
 /// Element `offset` of `p`, held as described on [`ScalarExpr`].
 #[inline(always)]
-pub(super) unsafe fn load(p: *const u8, offset: usize, e: E) -> i64 {
+pub(in crate::exec) unsafe fn load(p: *const u8, offset: usize, e: E) -> i64 {
     match e {
         E::S32 => (p as *const i32).add(offset).read_unaligned() as i64,
         E::U32 => (p as *const u32).add(offset).read_unaligned() as i64,
@@ -98,7 +100,7 @@ pub(super) unsafe fn load(p: *const u8, offset: usize, e: E) -> i64 {
 
 /// Stores held value `v` as one element of type `e`.
 #[inline(always)]
-pub(super) unsafe fn store(out: *mut u8, v: i64, e: E) {
+pub(in crate::exec) unsafe fn store(out: *mut u8, v: i64, e: E) {
     match e {
         E::S32 | E::U32 => (out as *mut i32).write_unaligned(v as i32),
         E::S64 | E::U64 | E::F64 => (out as *mut i64).write_unaligned(v),
@@ -109,7 +111,7 @@ pub(super) unsafe fn store(out: *mut u8, v: i64, e: E) {
 
 /// `a b c` for held values of type `e` (the result type).
 #[inline(always)]
-pub(super) fn binary(b: BinaryOp, a: i64, c: i64, e: E) -> i64 {
+pub(in crate::exec) fn binary(b: BinaryOp, a: i64, c: i64, e: E) -> i64 {
     if is_float(e) {
         let (x, y) = (f(a), f(c));
         let r = match b {
@@ -148,7 +150,7 @@ pub(super) fn binary(b: BinaryOp, a: i64, c: i64, e: E) -> i64 {
 
 /// `op a` for a held value of type `e`, with the vector kernels' rules (see `int_unary!`).
 #[inline(always)]
-pub(super) fn unary(op: UnaryOp, a: i64, e: E) -> i64 {
+pub(in crate::exec) fn unary(op: UnaryOp, a: i64, e: E) -> i64 {
     if is_float(e) {
         // Exact on the held f64 of either type: the sign bit flipped or cleared.
         return match op {
@@ -171,7 +173,7 @@ pub(super) fn unary(op: UnaryOp, a: i64, e: E) -> i64 {
 
 /// `a d c` as 0/1 for held values of the operands' type `e`.
 #[inline(always)]
-pub(super) fn compare(d: ComparisonDirection, a: i64, c: i64, e: E) -> i64 {
+pub(in crate::exec) fn compare(d: ComparisonDirection, a: i64, c: i64, e: E) -> i64 {
     // Floats as IEEE (every comparison with a NaN false but `!=`); held integers order like
     // their types except u64, compared as unsigned.
     let r = match e {
@@ -185,7 +187,7 @@ pub(super) fn compare(d: ComparisonDirection, a: i64, c: i64, e: E) -> i64 {
 /// Held value `v` of type `from` converted to type `to` (not float to integer or pred: `new`
 /// leaves those to the other evaluators).
 #[inline(always)]
-pub(super) fn convert(v: i64, from: E, to: E) -> i64 {
+pub(in crate::exec) fn convert(v: i64, from: E, to: E) -> i64 {
     match (is_float(from), to) {
         // Two's complement truncation (held values are already extended from their type), and
         // nonzero to true for pred.
@@ -283,7 +285,7 @@ impl ScalarExpr {
     }
 
     /// The ops in order (op `i`'s value is value `i`) and the type of each value.
-    pub(super) fn parts(&self) -> (&[Op], &[E]) {
+    pub(in crate::exec) fn parts(&self) -> (&[Op], &[E]) {
         (&self.ops, &self.elems)
     }
 

@@ -3,8 +3,8 @@
 //! (the calling thread and its helpers), each block a one-thread GEMM: a large product in one
 //! block per thread, many small products (batch dims) in blocks of rows (decision 43).
 
-use super::workers::Workers;
-use super::Ptr;
+use crate::exec::workers::Workers;
+use crate::exec::Ptr;
 use apu_compiler::ir::ElementType as E;
 use apu_compiler::plan::DotKernel;
 use gemm::Parallelism;
@@ -59,7 +59,7 @@ unsafe fn block(d: &DotKernel, a: Ptr, b: Ptr, c: Ptr, bi: usize, mi: usize, row
 }
 
 /// The element types the GEMM kernels (dot_general and convolution) run on.
-pub(super) trait Element: Copy + Default + Send + Sync + 'static {
+pub(in crate::exec) trait Element: Copy + Default + Send + Sync + 'static {
     const ZERO: Self;
     const ONE: Self;
 }

@@ -9,10 +9,10 @@
 //! nothing reads afterwards writes that element's buffer in place.
 
 use super::body_program::BodyProgram;
-use super::dynamic_slice::{self, read_index};
-use super::indexed_copy;
-use super::scalar::ScalarExpr;
-use super::{Executable, Slots};
+use crate::exec::kernels::dynamic_slice::{self, read_index};
+use crate::exec::kernels::indexed_copy;
+use crate::exec::scalar::ScalarExpr;
+use crate::exec::{Executable, Slots};
 use crate::AlignedBytes;
 use apu_compiler::ir::{ElementType, TensorType};
 use apu_compiler::plan::{Block, DynamicSliceKernel, IndexedCopyKernel, SlotId, StepKind};
@@ -21,7 +21,7 @@ use std::collections::HashMap;
 
 /// Where a kernel input comes from.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(super) enum Source {
+pub(in crate::exec) enum Source {
     /// Element `i` of the loop state.
     State(usize),
     /// A slot outside the loop (a captured value or a constant), live for the whole loop.
@@ -32,7 +32,7 @@ pub(super) enum Source {
 
 /// What a body kernel computes.
 #[derive(Debug)]
-pub(super) enum Work {
+pub(in crate::exec) enum Work {
     /// An elementwise kernel; its prepared expression is that of plan step `step`. Inputs: the
     /// kernel's.
     Expr { step: usize },
@@ -45,28 +45,28 @@ pub(super) enum Work {
 }
 
 #[derive(Debug)]
-pub(super) struct BodyKernel {
-    pub(super) work: Work,
-    pub(super) inputs: Vec<Source>,
-    pub(super) elements: usize,
-    pub(super) bytes: usize,
+pub(in crate::exec) struct BodyKernel {
+    pub(in crate::exec) work: Work,
+    pub(in crate::exec) inputs: Vec<Source>,
+    pub(in crate::exec) elements: usize,
+    pub(in crate::exec) bytes: usize,
     /// Bytes per element of the output.
-    pub(super) esize: usize,
+    pub(in crate::exec) esize: usize,
     /// The output's element type.
-    pub(super) elem: ElementType,
+    pub(in crate::exec) elem: ElementType,
     /// An elementwise kernel of one element in scalar form.
-    pub(super) scalar: Option<ScalarExpr>,
+    pub(in crate::exec) scalar: Option<ScalarExpr>,
     /// `(input, type, k)` when the kernel is `x + k` for a constant `k`.
-    pub(super) increment: Option<(usize, ElementType, i64)>,
+    pub(in crate::exec) increment: Option<(usize, ElementType, i64)>,
     /// Where an update writes instead of a buffer of its own: the buffer of its operand, which
     /// it then changes in place. A state element (whose next value the update, or a chain of
     /// updates starting with it, is) or an earlier kernel's buffer (an update of an update), when
     /// nothing reads the operand's old value after the update.
-    pub(super) home: Option<Source>,
+    pub(in crate::exec) home: Option<Source>,
 }
 
 impl BodyKernel {
-    pub(super) fn is_update(&self) -> bool {
+    pub(in crate::exec) fn is_update(&self) -> bool {
         match &self.work {
             Work::Slice { kernel, .. } => kernel.update.is_some(),
             Work::Indexed(k) => k.updates.is_some(),
@@ -78,16 +78,16 @@ impl BodyKernel {
 /// A body whose steps are all elementwise kernels, slices, updates, gathers, scatters or aliases,
 /// each result either a kernel's output or the state element passed through unchanged.
 #[derive(Debug)]
-pub(super) struct FastBody {
-    pub(super) kernels: Vec<BodyKernel>,
+pub(in crate::exec) struct FastBody {
+    pub(in crate::exec) kernels: Vec<BodyKernel>,
     /// Per state element: the kernel whose output becomes its next value (None: unchanged, or
     /// updated in place).
-    pub(super) next: Vec<Option<usize>>,
+    pub(in crate::exec) next: Vec<Option<usize>>,
     /// The loop's counter, when it has one the condition bounds.
-    pub(super) counter: Option<super::control::Counter>,
+    pub(in crate::exec) counter: Option<super::control::Counter>,
     /// Runs of one-element kernels compiled to register programs, in kernel order; built by
     /// [`FastBody::compile_programs`] once the counter is known.
-    pub(super) programs: Vec<BodyProgram>,
+    pub(in crate::exec) programs: Vec<BodyProgram>,
 }
 
 impl FastBody {
@@ -95,11 +95,11 @@ impl FastBody {
     /// `counter` is set: a counted loop stores its counter's next value directly, so that kernel
     /// stays out of the programs (inside one it would cost a load, an add and a store each
     /// iteration, and the direct store would never run).
-    pub(super) fn compile_programs(&mut self) {
+    pub(in crate::exec) fn compile_programs(&mut self) {
         self.programs = BodyProgram::all(self);
     }
 
-    pub(super) fn of(body: &Block, types: &[TensorType]) -> Option<FastBody> {
+    pub(in crate::exec) fn of(body: &Block, types: &[TensorType]) -> Option<FastBody> {
         let mut origin: HashMap<SlotId, Source> = body.params.iter().enumerate().map(|(i, &p)| (p, Source::State(i))).collect();
         let source = |origin: &HashMap<SlotId, Source>, s: &SlotId| origin.get(s).copied().unwrap_or(Source::Slot(*s));
         let mut kernels = Vec::new();
@@ -216,7 +216,7 @@ fn bytes<'a>(src: Source, state: &'a [AlignedBytes], outs: &'a [AlignedBytes], s
 impl Executable {
     /// Runs body kernel `j`, a slice, update, gather or scatter, into its own buffer `outs[j]` or
     /// (an update in place) its home.
-    pub(super) fn run_copy_kernel(k: &BodyKernel, j: usize, state: &mut [AlignedBytes], outs: &mut [AlignedBytes], slots: &Slots) -> Result<()> {
+    pub(in crate::exec) fn run_copy_kernel(k: &BodyKernel, j: usize, state: &mut [AlignedBytes], outs: &mut [AlignedBytes], slots: &Slots) -> Result<()> {
         // The output buffer is moved out while the inputs are read: it is none of them (an update
         // in place reads its operand only as the target it writes).
         let home = match k.home {

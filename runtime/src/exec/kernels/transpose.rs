@@ -7,8 +7,8 @@
 //! a square tile is read row by row into a small buffer and written out row by row: each cache
 //! line is touched once on either side.
 
-use super::workers::Workers;
-use super::Ptr;
+use crate::exec::workers::Workers;
+use crate::exec::Ptr;
 
 /// The output axes of a transposed copy: `a` is the output's last axis (contiguous in the
 /// output, strided in the input) and `b` an earlier axis that is contiguous in the input.
