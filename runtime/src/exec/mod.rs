@@ -7,7 +7,7 @@
 
 mod claims;
 mod fallbacks;
-mod fastmath;
+
 pub mod fused;
 mod kernels;
 mod loops;
