@@ -14,8 +14,10 @@ pub mod layout;
 pub mod memory_stats;
 pub mod npz;
 mod pages;
+pub mod rng;
 mod spin;
 pub mod tensor;
+pub mod values;
 
 pub use error::{Code, Error, Result};
 pub use buffer::{BufferPromise, DeviceBuffer};

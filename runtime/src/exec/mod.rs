@@ -26,7 +26,7 @@ use fused::{Compiled, CHUNK};
 use kernels::{arg_reduce, conv, depthwise, dynamic_slice, gemm, indexed_copy, reduce, transpose, window};
 use loops::control;
 use scalar::one_element;
-use interp::random::RunRng;
+use crate::rng::RunRng;
 use pool::Pool;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -116,7 +116,7 @@ pub const DEFAULT_ROW_BLOCK_BYTES: usize = 16 << 10;
 pub struct Program {
     kind: Kind,
     /// This program's serial number in the process, and how many runs it has started: together
-    /// they give each run its `rng` seed (see [`interp::random`]).
+    /// they give each run its `rng` seed (see [`crate::rng`] and `interp::random`).
     serial: u64,
     runs: AtomicU64,
     /// Replicas whose collectives meet (a `num_replicas > 1` program with collectives outside manual

@@ -30,8 +30,6 @@
 //! the element type's rounding at every step, in row-major order. Contractions accumulate in
 //! f64 (or exactly, for integers) and round once.
 
-pub mod array;
-pub mod complex;
 pub mod condensed;
 pub mod conv;
 pub mod convert;
@@ -40,7 +38,6 @@ pub mod eig;
 pub mod eigh;
 pub mod elementwise;
 pub mod eval;
-pub mod f8;
 pub mod fft;
 pub mod field;
 pub mod gather;
@@ -61,6 +58,9 @@ pub mod shape_ops;
 pub mod sort;
 pub mod support;
 pub mod value;
+
+/// Element storage and conversions, shared with the executor as representations (see `crate::values`).
+pub use crate::values::{array, complex, f8};
 
 use crate::Tensor;
 use apu_compiler::ir::Type;

@@ -142,15 +142,15 @@ pub fn fmin64(x: f64, y: f64) -> f64 {
     min_f64(x, y)
 }
 
-/// The f64 function of a float unary op, as the interpreter computes it.
-// f64 kernels use the interpreter's own functions, so the fast path and the oracle share one definition of
-// each op's semantics. The planner only sends float ops these tables cover; the fallbacks are never reached.
+/// The f64 function of a float unary op, from the one-element evaluator's tables (the f64 kernels and
+/// the f32 ops without a vector form compute in f64 as it does). The planner only sends float ops
+/// these tables cover; the fallbacks are never reached.
 pub(super) fn unary_f64(op: U) -> fn(f64) -> f64 {
-    crate::interp::elementwise::float_unary(op).unwrap_or(|x| x)
+    crate::exec::scalar::ops::float_unary(op).unwrap_or(|x| x)
 }
 
 pub(super) fn binary_f64(op: B) -> fn(f64, f64) -> f64 {
-    crate::interp::elementwise::float_binary(op).unwrap_or(|x, _| x)
+    crate::exec::scalar::ops::float_binary(op).unwrap_or(|x, _| x)
 }
 
 #[inline(always)]

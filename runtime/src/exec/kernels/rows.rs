@@ -6,7 +6,7 @@
 use crate::exec::fused::{self, Compiled};
 use super::reduce;
 use crate::exec::{Executable, Pool, Prepared, Ptr, Slots};
-use crate::interp::random::RunRng;
+use crate::rng::RunRng;
 use crate::AlignedBytes;
 use apu_compiler::plan::{FusedKernel, KScalar, Operand, RowGroup, SlotId, StepKind};
 use apu_compiler::{Error, Result};

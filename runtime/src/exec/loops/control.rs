@@ -20,7 +20,7 @@ use crate::AlignedBytes;
 use apu_compiler::ir::{ComparisonDirection as D, ElementType, TensorType};
 use apu_compiler::plan::{Block, SlotId, StepKind};
 use apu_compiler::{Error, Result};
-use crate::interp::random::RunRng;
+use crate::rng::RunRng;
 use std::sync::Arc;
 
 /// A condition that is one elementwise kernel producing the scalar `pred` the block returns.

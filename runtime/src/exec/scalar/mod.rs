@@ -11,9 +11,10 @@
 
 use apu_compiler::ir::{BinaryOp, ComparisonDirection, ComparisonType, ElementType as E, UnaryOp};
 use apu_compiler::plan::{Expr, Instr, KScalar};
-use crate::interp::elementwise::{float_max, float_min, order};
+use ops::{float_max, float_min, order};
 
 pub(super) mod one_element;
+pub(in crate::exec) mod ops;
 
 #[derive(Clone, Copy, Debug)]
 pub(in crate::exec) enum Op {

@@ -13,8 +13,8 @@
 //! selects and conversions, see [`exact_on_vector_types`]), which avoids the vector evaluator's
 //! set-up for one value; transcendentals, whose vector forms are approximations, stay there.
 
-use crate::interp::array::{convert_scalar, is_stored, read_scalar, round_scalar, write_scalar, Scalar};
-use crate::interp::elementwise::{binary_fn, binary_result_elem, compare_fn, unary_fn, unary_result_elem, BinaryFn, CompareFn, UnaryFn};
+use super::ops::{binary_fn, binary_result_elem, compare_fn, unary_fn, unary_result_elem, BinaryFn, CompareFn, UnaryFn};
+use crate::values::array::{convert_scalar, is_stored, read_scalar, round_scalar, write_scalar, Scalar};
 use apu_compiler::ir::{BinaryOp, ElementType as E, OpKind, UnaryOp};
 use apu_compiler::plan::{Expr, Instr, KScalar, Reg};
 use apu_compiler::{Error, Result};

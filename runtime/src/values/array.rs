@@ -1,4 +1,5 @@
-//! Typed element storage for the interpreter, and conversion from/to apu's dense byte format.
+//! Typed element storage (the interpreter's tensors, the executor's one-element values), and
+//! conversion from/to apu's dense byte format.
 //!
 //! Sub-byte integers (`S2`, `S4`, `U2`, `U4`) live in the `S8`/`U8` variants, always sign- or
 //! zero-extended from their bit width (as apu's storage format keeps them); the tensor type says

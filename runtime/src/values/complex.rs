@@ -1,5 +1,6 @@
-//! A minimal complex number for the interpreter. Arithmetic happens in `f64`; `C64` values are
-//! widened on read and rounded on write, which is exact for +, -, * and / component-wise rounding.
+//! A minimal complex number type (the interpreter's and the executor's, as a number library would
+//! be). Arithmetic happens in `f64`; `C64` values are widened on read and rounded on write, which
+//! is exact for +, -, * and / component-wise rounding.
 
 use std::ops::{Add, Div, Mul, Neg, Sub};
 
