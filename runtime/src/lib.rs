@@ -11,6 +11,7 @@ pub mod exec;
 pub mod host_callback;
 pub mod interp;
 pub mod layout;
+pub mod linalg;
 pub mod memory_stats;
 pub mod npz;
 mod pages;

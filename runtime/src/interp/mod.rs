@@ -30,37 +30,25 @@
 //! the element type's rounding at every step, in row-major order. Contractions accumulate in
 //! f64 (or exactly, for integers) and round once.
 
-pub mod condensed;
 pub mod conv;
 pub mod convert;
 pub mod dot;
-pub mod eig;
-pub mod eigh;
 pub mod elementwise;
 pub mod eval;
-pub mod fft;
-pub mod field;
 pub mod gather;
-pub mod hermitian_eigen;
 pub mod index;
-pub mod linalg;
-pub mod lu;
 pub mod norm;
 pub mod numeric;
-pub mod qr;
 pub mod random;
 pub mod reduce;
 pub mod rng;
 pub mod scalar_region;
-pub mod schur;
-mod schur_iteration;
 pub mod shape_ops;
 pub mod sort;
 pub mod support;
-pub mod value;
 
 /// Element storage and conversions, shared with the executor as representations (see `crate::values`).
-pub use crate::values::{array, complex, f8};
+pub use crate::values::{array, complex, f8, value};
 
 use crate::Tensor;
 use apu_compiler::ir::Type;

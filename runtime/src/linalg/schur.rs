@@ -12,12 +12,12 @@
 //!
 //! The iteration is `schur_iteration.rs`; arithmetic is in f64, rounded once on store.
 
-use super::complex::C64;
+use crate::values::complex::C64;
 use super::field::{self, Field};
 use super::qr;
 use super::schur_iteration::{complex_schur, hessenberg_and_q, real_schur, Precision};
-use super::support::check_dense;
-use super::value::Dense;
+use super::check_dense;
+use crate::values::value::Dense;
 use apu_compiler::ir::{AttrValue, ElementType, TensorType};
 use apu_compiler::{Error, Result};
 

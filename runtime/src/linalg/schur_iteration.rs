@@ -14,7 +14,7 @@
 //!
 //! Storage is row-major n×n: `h[r * n + c]`.
 
-use super::complex::C64;
+use crate::values::complex::C64;
 use super::condensed::gehrd;
 use super::field::Field;
 use super::qr::{norm2, reflector};

@@ -23,13 +23,13 @@
 //! A matrix with a NaN or infinity, or whose iteration does not converge, gives NaN in every
 //! result, as JAX's CPU lowering does for info ≠ 0.
 
-use super::complex::C64;
+use crate::values::complex::C64;
 use super::field::{self, Field};
 use super::qr;
 use super::schur::{complex_decomposition, per_matrix, precision, real_decomposition};
 use super::schur_iteration::Precision;
-use super::support::check_dense;
-use super::value::Dense;
+use super::check_dense;
+use crate::values::value::Dense;
 use apu_compiler::ir::{AttrValue, ElementType, TensorType};
 use apu_compiler::{Error, Result};
 

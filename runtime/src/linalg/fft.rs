@@ -2,9 +2,9 @@
 //! the last `fft_length.len()` dimensions, RFFT (real in, first n/2+1 bins out along the last
 //! dimension) and IRFFT (its inverse; the imaginary parts of bins 0 and n/2 are ignored).
 
-use super::array::{to_f64, Array, Scalar};
-use super::complex::C64;
-use super::value::Dense;
+use crate::values::array::{to_f64, Array, Scalar};
+use crate::values::complex::C64;
+use crate::values::value::Dense;
 use apu_compiler::ir::{FftType, TensorType};
 use apu_compiler::{Error, Result};
 

@@ -3,9 +3,9 @@
 //! cost four times the multiplies and twice the memory for nothing, so each kernel is written
 //! once over `Field` and instantiated for both.
 
-use super::array::{to_f64, Array, Scalar};
-use super::complex::C64;
-use super::value::Dense;
+use crate::values::array::{to_f64, Array, Scalar};
+use crate::values::complex::C64;
+use crate::values::value::Dense;
 use apu_compiler::ir::TensorType;
 use apu_compiler::Result;
 use std::ops::{Add, Div, Mul, Sub};

@@ -2,9 +2,9 @@
 //! complex f64. Implementation-defined parts: the unused triangle of a Cholesky factor is zero,
 //! and a matrix that is not positive definite yields NaN from the failing pivot on (as XLA:CPU).
 
-use super::complex::C64;
+use crate::values::complex::C64;
 use super::field::{self, Field};
-use super::value::Dense;
+use crate::values::value::Dense;
 use apu_compiler::ir::Transpose;
 use apu_compiler::{Error, Result};
 

@@ -18,11 +18,11 @@
 //! Leading dimensions are batch dimensions. Arithmetic is in f64 (complex in f64 pairs), rounded
 //! once on store. Element types: f32, f64, c64, c128.
 
-use super::complex::C64;
+use crate::values::complex::C64;
 use super::field::{self, Field};
 use super::qr::{self, norm2, reflector};
-use super::support::check_dense;
-use super::value::Dense;
+use super::check_dense;
+use crate::values::value::Dense;
 use apu_compiler::ir::{AttrValue, ElementType, TensorType};
 use apu_compiler::{Error, Result};
 

@@ -16,11 +16,11 @@
 //! type holds; `max_sweeps` and `tolerance`, which tune XLA's Jacobi, are checked but not needed.
 //! A matrix with a NaN or infinity in the triangle read gives NaN vectors and values.
 
-use super::complex::C64;
+use crate::values::complex::C64;
 use super::field::{self, Field};
 use super::hermitian_eigen;
-use super::support::check_dense;
-use super::value::Dense;
+use super::check_dense;
+use crate::values::value::Dense;
 use apu_compiler::ir::{AttrValue, ElementType, TensorType};
 use apu_compiler::{Error, Result};
 
