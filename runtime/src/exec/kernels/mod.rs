@@ -12,5 +12,6 @@ pub(super) mod gemm;
 pub(super) mod indexed_copy;
 pub(super) mod reduce;
 pub(super) mod rows;
+pub(super) mod steps;
 pub(super) mod transpose;
 pub(super) mod window;
