@@ -96,9 +96,8 @@ pub struct Compiled {
     pub input_elems: Vec<E>,
     /// The expression on machine integers, when it has one element of integer ops.
     pub scalar: Option<crate::exec::scalar::ScalarExpr>,
-    /// The expression evaluated with the interpreter's scalar functions, when it has one element
-    /// and either a type the registers lack or only ops both compute exactly (see
-    /// [`super::one_element`]).
+    /// The expression evaluated on widened values, when it has one element and either a type the
+    /// registers lack or only ops both compute exactly (see [`crate::exec::one_element`]).
     pub one_element: Option<std::sync::Arc<crate::exec::one_element::OneElement>>,
     /// The expression as a tiled copy, when it is one load of a transposed view.
     pub(crate) transposed: Option<crate::exec::transpose::Transposed>,

@@ -1,8 +1,11 @@
 //! Kernels of one element (a loop counter's `i + 1`, the condition `i < n`, a recurrence's
 //! `0.5 * y[i - 1] + x[i]`) evaluated directly on machine integers and floats. Run through the
 //! chunked register evaluator, such a kernel costs register sets, dispatch and stores sized for
-//! vectors, and through the interpreter's boxed scalar functions a call and a tagged value per op;
-//! in a `while` loop that runs thousands of times that outweighs the loop's real work.
+//! vectors, and through the widened-value evaluator's boxed functions (`one_element`) a call and a
+//! tagged value per op; in a `while` loop that runs thousands of times that outweighs the loop's
+//! real work. The op functions here (`load`, `store`, `binary`, `unary`, `compare`, `convert`) are
+//! also those of the loop-body register programs (`exec::loops::body_program`): one definition of
+//! each op on machine values.
 //!
 //! Floats take only the ops whose results are exact or correctly rounded (+, −, ×, ÷, maximum,
 //! minimum, negation, absolute value, comparisons, selects, conversions to floats), so this path

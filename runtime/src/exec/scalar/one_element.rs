@@ -1,12 +1,12 @@
-//! Kernels of one element evaluated op by op with the reference interpreter's own scalar
-//! functions, for any element type the interpreter stores.
+//! Kernels of one element evaluated op by op on widened values ([`Scalar`]), for any element type
+//! the executor stores.
 //!
 //! The vector evaluator ([`crate::exec::fused`]) has registers for f32, f64, 32/64-bit integers and
-//! pred only, so an op on complex (or f16, bf16, 8/16-bit integers) used to run as an interpreter
-//! fallback step: a few microseconds each, paid on every iteration when a `while` body does
-//! scalar complex arithmetic (JAX's `sqrtm` runs a triple `fori_loop` of it). A one-element kernel
-//! of such ops is evaluated here instead, with the interpreter's functions, so its results are
-//! the interpreter's bit for bit.
+//! pred only; a one-element kernel on complex (or f16, bf16, 8/16-bit integers) runs here instead of
+//! as an interpreter step, which matters when a `while` body does scalar complex arithmetic on
+//! every iteration (JAX's `sqrtm` runs a triple `fori_loop` of it; decision 52). The op tables are
+//! the executor's copy of the interpreter's rules ([`super::ops`]), so the results are the
+//! interpreter's bit for bit.
 //!
 //! On the vector evaluator's types this path also serves one-element kernels made only of ops
 //! whose result both evaluators compute exactly (the correctly rounded arithmetic, comparisons,
