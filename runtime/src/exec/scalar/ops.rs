@@ -167,29 +167,9 @@ pub fn unary_fn(op: UnaryOp, elem: ElementType) -> Result<UnaryFn> {
     Err(unsupported(name, elem))
 }
 
-/// IEEE-754 `maximum`/`minimum`: NaN if either operand is NaN, and +0 > -0.
-pub(crate) fn float_max(x: f64, y: f64) -> f64 {
-    if x.is_nan() || y.is_nan() {
-        f64::NAN
-    } else if x == y {
-        if x.is_sign_negative() { y } else { x }
-    } else if x > y {
-        x
-    } else {
-        y
-    }
-}
-pub(crate) fn float_min(x: f64, y: f64) -> f64 {
-    if x.is_nan() || y.is_nan() {
-        f64::NAN
-    } else if x == y {
-        if x.is_sign_negative() { x } else { y }
-    } else if x < y {
-        x
-    } else {
-        y
-    }
-}
+/// IEEE-754 `maximum`/`minimum`: NaN if either operand is NaN, and +0 > -0. One definition with the
+/// vector kernels' (`fused::compute`), which instantiate it for f32 and f64.
+pub(crate) use crate::exec::fused::{fmax64 as float_max, fmin64 as float_min};
 
 /// Integer power by squaring, wrapping to the type at every step. Negative exponents give 0
 /// except for bases 1 and -1 (as XLA does).
