@@ -19,10 +19,6 @@ use apu_compiler::ir::{BinaryOp, ComparisonDirection, ElementType as E, UnaryOp}
 use apu_compiler::plan::Combine;
 use std::collections::HashMap;
 
-/// Element types the program holds in registers.
-fn held(e: E) -> bool {
-    matches!(e, E::S32 | E::S64 | E::U32 | E::U64 | E::Pred | E::F32 | E::F64)
-}
 
 /// Index types the program reads starts of.
 fn index_type(e: E) -> bool {
@@ -155,7 +151,7 @@ fn fits(k: &BodyKernel) -> bool {
         Work::Slice { kernel, operand, index_elems } => {
             let one = kernel.sizes.iter().all(|&s| s == 1) && operand.num_elements() > 0;
             let written = kernel.update.is_none() || k.home.is_some();
-            one && written && held(operand.elem) && index_elems.iter().all(|&e| index_type(e)) && index_elems.len() == operand.shape.len()
+            one && written && scalar::is_held(operand.elem) && index_elems.iter().all(|&e| index_type(e)) && index_elems.len() == operand.shape.len()
         }
         Work::Indexed(g) => {
             let geo = &g.geometry;
@@ -165,7 +161,7 @@ fn fits(k: &BodyKernel) -> bool {
                 Combine::Replace => true,
                 Combine::Add(e) => e == k.elem && e != E::Pred,
             };
-            one && written && combine && held(k.elem) && index_type(geo.index_elem) && geo.elem_bytes == k.elem.byte_size()
+            one && written && combine && scalar::is_held(k.elem) && index_type(geo.index_elem) && geo.elem_bytes == k.elem.byte_size()
         }
     }
 }

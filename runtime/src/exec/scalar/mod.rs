@@ -67,6 +67,11 @@ pub(in crate::exec) fn is_float(e: E) -> bool {
     matches!(e, E::F32 | E::F64)
 }
 
+/// Element types this evaluator (and the loop-body programs over its values) holds.
+pub(in crate::exec) fn is_held(e: E) -> bool {
+    is_int(e) || is_float(e)
+}
+
 /// The float a held value of a float type stands for.
 #[inline(always)]
 fn f(v: i64) -> f64 {
@@ -208,7 +213,7 @@ pub(in crate::exec) fn convert(v: i64, from: E, to: E) -> i64 {
 impl ScalarExpr {
     /// The expression in scalar form, when it has one element and only ops this evaluator has.
     pub fn new(expr: &Expr, shape: &[i64]) -> Option<ScalarExpr> {
-        if shape.iter().product::<i64>() != 1 || expr.elems.len() != expr.instrs.len() || !expr.elems.iter().all(|&e| is_int(e) || is_float(e)) {
+        if shape.iter().product::<i64>() != 1 || expr.elems.len() != expr.instrs.len() || !expr.elems.iter().all(|&e| is_held(e)) {
             return None;
         }
         let mut ops = Vec::with_capacity(expr.instrs.len());
