@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Fits the rational used by runtime/src/exec/fastmath.rs `tanh_f32` (float64 numpy only).
+"""Fits the rational used by runtime/src/exec/fused/fastmath.rs `tanh_f32` (float64 numpy only).
 
 tanh(x) = 2T / (1 + T^2) with T = tanh(x/2) ~ x P(s) / Q(s), s = x^2, on |x| <= C.
 P(0) = 1 and Q(0) = 2 exactly. The fit minimises the largest relative error of T weighted by how

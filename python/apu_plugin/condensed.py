@@ -2,7 +2,7 @@
 
 JAX lowers both to LAPACK custom calls (gehrd, sytrd / hetrd) on CPU and GPU and has no rule for a plug-in
 platform, so `jax.scipy.linalg.hessenberg` and `lax.linalg.tridiagonal` failed to lower on apu. These rules
-emit apu's own targets, `ApuHessenberg` and `ApuTridiagonal` (runtime/src/interp/condensed.rs), which
+emit apu's own targets, `ApuHessenberg` and `ApuTridiagonal` (runtime/src/linalg/condensed.rs), which
 follow LAPACK's conventions, so results match CPU. The triangle `tridiagonal` reads goes in the backend
 config ("lower" / "upper").
 

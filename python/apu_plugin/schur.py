@@ -2,7 +2,7 @@
 
 JAX lowers both to LAPACK (gees, geev) on CPU only; GPU has eig alone and TPU neither, so on apu
 `jax.scipy.linalg.schur`, `sqrtm`, `funm`, `solve_sylvester` and `jnp.linalg.eig` / `eigvals` failed to
-lower. These rules emit apu's own targets (runtime/src/interp/schur.rs and eig.rs), which compute what gees
+lower. These rules emit apu's own targets (runtime/src/linalg/schur.rs and eig.rs), which compute what gees
 and geev define: the Schur form (real quasi-triangular for real input) with its vectors, and the eigenvalues
 with unit eigenvectors whose largest entry is real, the normalization JAX's eig derivatives assume.
 

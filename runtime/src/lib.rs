@@ -11,10 +11,13 @@ pub mod exec;
 pub mod host_callback;
 pub mod interp;
 pub mod layout;
+pub mod linalg;
 pub mod memory_stats;
 pub mod npz;
 mod pages;
+pub mod rng;
 pub mod tensor;
+pub mod values;
 
 pub use error::{Code, Error, Result};
 pub use buffer::{BufferPromise, DeviceBuffer};

@@ -1,6 +1,6 @@
 //! Window kernels: `reduce_window` with a known combiner, `select_and_scatter` with a GE/GT/LE/LT
 //! select and an add scatter (max/min pooling and its gradient), and `pad`. Their geometry is
-//! fixed at compile time; the runtime's `exec/window.rs` runs them in the interpreter's order.
+//! fixed at compile time; the runtime's `exec/kernels/window.rs` runs them in the interpreter's order.
 
 use super::{Operand, SlotId};
 use crate::ir::{BinaryOp, ComparisonDirection, ElementType, Function, OpKind, Region, Type};

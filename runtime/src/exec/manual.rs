@@ -4,10 +4,11 @@
 
 use super::{Executable, Pool, Slots};
 use crate::collectives;
-use crate::interp::random::RunRng;
-use crate::interp::value::Dense;
+use crate::rng::RunRng;
+use super::scalar::ops::{binary_fn, binary_result_elem};
+use crate::values::array::Array;
 use crate::{AlignedBytes, Tensor};
-use apu_compiler::ir::{BinaryOp, ManualComputation, TensorType};
+use apu_compiler::ir::{BinaryOp, ManualComputation, OpKind, TensorType};
 use apu_compiler::plan::{Block, CollectiveKernel, SlotId};
 use apu_compiler::{Error, Result};
 use std::sync::Arc;
@@ -80,12 +81,19 @@ impl Executable {
     }
 }
 
-/// Reductions on types without a native loop (f16, bf16, complex, ...), with the interpreter's
-/// elementwise functions on whole tensors.
+/// Reductions on types without a native loop (f16, bf16, complex, ...), element by element with the
+/// one-element evaluator's functions (`exec::scalar::ops`), each result rounded to its type.
 fn fold_other(op: BinaryOp, parts: &[&Tensor]) -> Result<Tensor> {
-    let mut acc = Dense::from_tensor(parts[0])?;
+    let mut ty = parts[0].ty.clone();
+    let mut acc = Array::from_bytes(ty.elem, parts[0].bytes())?;
     for p in &parts[1..] {
-        acc = crate::interp::elementwise::binary(op, &acc, &Dense::from_tensor(p)?)?;
+        if p.ty != ty {
+            return Err(Error::invalid(format!("{}: operand types differ: {} vs {}", OpKind::Binary(op).name(), ty, p.ty)));
+        }
+        let (g, out) = (binary_fn(op, ty.elem)?, binary_result_elem(op, ty.elem));
+        let next = Array::from_bytes(p.ty.elem, p.bytes())?;
+        acc = Array::from_scalars(out, (0..acc.len()).map(|k| g(acc.get(k), next.get(k))))?;
+        ty = TensorType::new(ty.shape.clone(), out);
     }
-    acc.to_tensor()
+    Tensor::from_bytes(ty.clone(), &acc.to_bytes_as(ty.elem))
 }

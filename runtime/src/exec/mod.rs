@@ -4,38 +4,36 @@
 //!
 //! `APU_EXECUTOR=interp` makes every program run on the reference interpreter (for debugging);
 //! `APU_NUM_THREADS` sets the worker count.
+//!
+//! Layout, by job: this file is the program and the run-step driver (slots, the buffer pool of
+//! `pool`, the dispatch of each step, and the interpreter step, the one door into `interp`);
+//! `kernels/` the kernels of one step on whole buffers and their step adapters (`kernels::steps`);
+//! `fused/` the vectorised chunk evaluator of fused elementwise kernels; `scalar/` the one-element
+//! evaluators; `loops/` while / case and loop bodies on fixed buffers; `manual` collectives and
+//! manual computations; `threads/` the rayon pool a kernel is split across; `fallbacks`
+//! the listing of interpreter steps for tests and tools.
 
-mod arg_reduce;
-mod body_program;
-mod control;
-mod conv;
-mod depthwise;
-mod dynamic_slice;
 mod fallbacks;
-mod fastmath;
-mod fold;
+
 pub mod fused;
-mod gemm;
-mod indexed_copy;
-mod loop_body;
+mod kernels;
+mod loops;
 mod manual;
-mod one_element;
 mod pool;
-mod reduce;
-mod rows;
 mod scalar;
-mod transpose;
-mod window;
 mod threads;
 pub use threads::workers;
 
 use crate::{interp, AlignedBytes, Tensor};
-use apu_compiler::ir::{BinaryOp, ComparisonDirection, ComparisonType, ElementType, OpKind, TensorType, UnaryOp};
-use apu_compiler::plan::{lower, Capabilities, KScalar, Operand, Plan, Step, StepKind};
+use apu_compiler::ir::{BinaryOp, ComparisonDirection, ComparisonType, ElementType, Op, OpKind, TensorType, UnaryOp, ValueId};
+use apu_compiler::plan::{lower, Capabilities, HostCallbackKernel, KScalar, Plan, SlotId, Step, StepKind};
 use apu_compiler::valid::ValidModule;
 use apu_compiler::{Error, Result};
-use fused::{Compiled, CHUNK};
-use interp::random::RunRng;
+use fused::Compiled;
+use kernels::{gemm, reduce, transpose};
+use loops::control;
+use scalar::one_element;
+use crate::rng::RunRng;
 use pool::Pool;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -125,7 +123,7 @@ pub const DEFAULT_ROW_BLOCK_BYTES: usize = 16 << 10;
 pub struct Program {
     kind: Kind,
     /// This program's serial number in the process, and how many runs it has started: together
-    /// they give each run its `rng` seed (see [`interp::random`]).
+    /// they give each run its `rng` seed (see [`crate::rng`] and `interp::random`).
     serial: u64,
     runs: AtomicU64,
     /// Replicas whose collectives meet (a `num_replicas > 1` program with collectives outside manual
@@ -304,7 +302,6 @@ fn has_global_collective(region: &apu_compiler::ir::Region) -> bool {
     })
 }
 
-/// Prepares the kernels of `steps` and of their nested blocks, by step id.
 /// The input expression of a reduce kernel, which runs on the vector evaluator (the lowering fuses
 /// only vector-typed ops into reduces; this refuses at compile time what would fail at run time).
 fn reduce_input(expr: &apu_compiler::plan::Expr, shape: &[i64], num_inputs: usize) -> Result<Compiled> {
@@ -315,6 +312,7 @@ fn reduce_input(expr: &apu_compiler::plan::Expr, shape: &[i64], num_inputs: usiz
     Ok(ex)
 }
 
+/// Prepares the kernels of `steps` and of their nested blocks, by step id.
 fn prepare(steps: &[Step], types: &[TensorType], prepared: &mut [Prepared]) -> Result<()> {
     for step in steps {
         let slot = prepared.get_mut(step.id).ok_or_else(|| Error::internal(format!("step id {} out of range", step.id)))?;
@@ -332,8 +330,8 @@ fn prepare(steps: &[Step], types: &[TensorType], prepared: &mut [Prepared]) -> R
     Ok(())
 }
 
+/// A run's buffers by slot id (`None` before a slot is written and after its last use).
 type Slots = [Option<Arc<AlignedBytes>>];
-
 
 impl Executable {
     /// `targets`: (result slot, caller's buffer) pairs, see [`Program::run_into`].
@@ -415,7 +413,7 @@ impl Executable {
 
     /// A buffer holding slot `s`'s bytes that a step may overwrite: the slot's own buffer when
     /// `in_place` (the plan says this step is its last use) and nobody else holds it, else a copy.
-    fn writable_copy(slots: &mut [Option<Arc<AlignedBytes>>], pool: &mut Pool, s: usize, in_place: bool) -> Result<AlignedBytes> {
+    fn writable_copy(slots: &mut Slots, pool: &mut Pool, s: usize, in_place: bool) -> Result<AlignedBytes> {
         if in_place {
             if let Some(b) = slots[s].take() {
                 match Arc::try_unwrap(b) {
@@ -430,7 +428,7 @@ impl Executable {
         Ok(b)
     }
 
-    fn slot_ptr(slots: &[Option<Arc<AlignedBytes>>], s: usize) -> Result<Ptr> {
+    fn slot_ptr(slots: &Slots, s: usize) -> Result<Ptr> {
         slots
             .get(s)
             .and_then(|b| b.as_ref())
@@ -438,219 +436,27 @@ impl Executable {
             .ok_or_else(|| Error::internal(format!("slot {s} is read before it is written")))
     }
 
-    fn run_step(&self, kind: &StepKind, prepared: &Prepared, slots: &mut [Option<Arc<AlignedBytes>>], pool: &mut Pool, rng: &RunRng) -> Result<()> {
-        let plan = &self.plan;
+    /// Runs one step: kernel steps are `kernels::steps`, loops and branches `loops::control`,
+    /// row groups `kernels::rows`, collectives and manual computations `manual`.
+    fn run_step(&self, kind: &StepKind, prepared: &Prepared, slots: &mut Slots, pool: &mut Pool, rng: &RunRng) -> Result<()> {
         match (kind, prepared) {
-            (StepKind::Elementwise(k), Prepared::Expr(ex)) => {
-                let n: usize = plan.slots[k.out].num_elements();
-                let esize = plan.slots[k.out].elem.byte_size();
-                let len = plan.slots[k.out].byte_size();
-                // Write in place into an input at its last use when nobody else holds it: the
-                // input's `Arc` moves to the output slot as it is (no allocation per step, which
-                // shows in loops running small kernels thousands of times).
-                let mut inputs = Args::of(slots, &k.inputs)?;
-                let mut done = None;
-                for &j in &k.in_place {
-                    let s = k.inputs[j];
-                    let Some(mut arc) = slots[s].take() else { continue };
-                    match Arc::get_mut(&mut arc) {
-                        Some(buf) => {
-                            let p = Ptr(buf.as_mut_ptr());
-                            for (d, &i) in inputs.as_mut_slice().iter_mut().zip(&k.inputs) {
-                                if i == s {
-                                    *d = p;
-                                }
-                            }
-                            self.elementwise(ex, inputs.as_slice(), p, n, esize)?;
-                            done = Some(arc);
-                            break;
-                        }
-                        None => slots[s] = Some(arc),
-                    }
-                }
-                let out = match done {
-                    Some(arc) => arc,
-                    None => {
-                        let mut arc = pool.take_for(k.out, len);
-                        let p = Ptr(Arc::get_mut(&mut arc).ok_or_else(|| Error::internal("pooled buffer is shared"))?.as_mut_ptr());
-                        self.elementwise(ex, inputs.as_slice(), p, n, esize)?;
-                        arc
-                    }
-                };
-                slots[k.out] = Some(out);
-            }
-            (StepKind::Reduce(k), Prepared::Expr(ex)) => {
-                let inputs = Args::of(slots, &k.inputs)?;
-                let inputs = inputs.as_slice();
-                let init = match &k.init {
-                    Operand::Const(c) => *c,
-                    Operand::Slot(s) => read_scalar(k.elem, Self::slot_ptr(slots, *s)?),
-                };
-                let mut buf = pool.take_out(k.out, plan.slots[k.out].byte_size());
-                // SAFETY: the lowering sized every input and the output for this kernel.
-                unsafe { reduce::run(ex, k.elem, k.combiner, inputs, init, buf.as_mut_ptr(), reduce::Job::Whole { layout: k.layout, workers: &self.workers }) };
-                slots[k.out] = Some(Arc::new(buf));
-            }
-            (StepKind::ArgReduce(k), Prepared::Expr(ex)) => {
-                let inputs = Args::of(slots, &k.inputs)?;
-                let init = |o: &Operand, elem| -> Result<KScalar> {
-                    Ok(match o {
-                        Operand::Const(c) => *c,
-                        Operand::Slot(s) => read_scalar(elem, Self::slot_ptr(slots, *s)?),
-                    })
-                };
-                let (init_value, init_index) = (init(&k.init_value, k.elem)?, init(&k.init_index, k.index_elem)?);
-                let mut values = pool.take_out(k.value_out, plan.slots[k.value_out].byte_size());
-                let mut indices = pool.take_out(k.index_out, plan.slots[k.index_out].byte_size());
-                // SAFETY: the lowering sized every input and both outputs for this kernel.
-                unsafe { arg_reduce::run(k, ex, inputs.as_slice(), init_value, init_index, values.as_mut_ptr(), indices.as_mut_ptr(), &self.workers)? };
-                slots[k.value_out] = Some(Arc::new(values));
-                slots[k.index_out] = Some(Arc::new(indices));
-            }
-            (StepKind::Dot(d), _) => {
-                let (a, b) = (Self::slot_ptr(slots, d.lhs)?, Self::slot_ptr(slots, d.rhs)?);
-                let mut buf = pool.take_out(d.out, plan.slots[d.out].byte_size());
-                // SAFETY: strides and sizes come from the operands' shapes.
-                unsafe { gemm::run(d, a, b, Ptr(buf.as_mut_ptr()), &self.workers) };
-                slots[d.out] = Some(Arc::new(buf));
-            }
-            (StepKind::Concat(k), _) => {
-                let mut buf = pool.take_out(k.out, plan.slots[k.out].byte_size());
-                let out_row: usize = k.row_bytes.iter().sum();
-                let out = buf.as_mut_slice();
-                let mut col = 0;
-                for (&s, &n) in k.inputs.iter().zip(&k.row_bytes) {
-                    let src = Self::slot_arc(slots, s)?;
-                    let src = src.as_slice();
-                    for o in 0..k.outer {
-                        out[o * out_row + col..o * out_row + col + n].copy_from_slice(&src[o * n..(o + 1) * n]);
-                    }
-                    col += n;
-                }
-                slots[k.out] = Some(Arc::new(buf));
-            }
-            (StepKind::DynamicSlice(k), _) => {
-                let oty = &plan.slots[k.operand];
-                let buf = dynamic_slice::with_scratch(k.indices.len(), |idx: &mut [i64]| -> Result<Arc<AlignedBytes>> {
-                    for (d, &i) in idx.iter_mut().zip(&k.indices) {
-                        *d = dynamic_slice::read_index(plan.slots[i].elem, Self::slot_bytes(slots, i)?)?;
-                    }
-                    Ok(match k.update {
-                        None => {
-                            let mut arc = pool.take_for(k.out, plan.slots[k.out].byte_size());
-                            let buf = Arc::get_mut(&mut arc).ok_or_else(|| Error::internal("pooled buffer is shared"))?;
-                            dynamic_slice::slice(k, oty, Self::slot_bytes(slots, k.operand)?, idx, buf.as_mut_slice());
-                            arc
-                        }
-                        Some(u) => {
-                            let update = Self::slot_arc(slots, u)?;
-                            let mut target = Self::writable_copy(slots, pool, k.operand, k.in_place)?;
-                            dynamic_slice::update(k, oty, &mut target, update.as_slice(), idx);
-                            Arc::new(target)
-                        }
-                    })
-                })?;
-                slots[k.out] = Some(buf);
-            }
-            (StepKind::IndexedCopy(k), _) => {
-                let indices = Self::slot_arc(slots, k.indices)?;
-                let buf = match k.updates {
-                    None => {
-                        let mut buf = pool.take_out(k.out, plan.slots[k.out].byte_size());
-                        indexed_copy::gather(&k.geometry, Self::slot_arc(slots, k.big)?.as_slice(), indices.as_slice(), buf.as_mut_slice())?;
-                        buf
-                    }
-                    Some(u) => {
-                        let updates = Self::slot_arc(slots, u)?;
-                        let mut target = Self::writable_copy(slots, pool, k.big, k.in_place)?;
-                        indexed_copy::scatter(&k.geometry, k.combine, target.as_mut_slice(), indices.as_slice(), updates.as_slice())?;
-                        target
-                    }
-                };
-                slots[k.out] = Some(Arc::new(buf));
-            }
-            (StepKind::Conv(c), _) => {
-                let (a, b) = (Self::slot_ptr(slots, c.lhs)?, Self::slot_ptr(slots, c.rhs)?);
-                let mut buf = pool.take_out(c.out, plan.slots[c.out].byte_size());
-                // SAFETY: strides and sizes come from the operands' shapes; gathers are bounds-checked.
-                unsafe { conv::run(c, a, b, Ptr(buf.as_mut_ptr()), &self.workers) };
-                slots[c.out] = Some(Arc::new(buf));
-            }
-            (StepKind::DepthwiseConv(c), _) => {
-                let (a, b) = (Self::slot_ptr(slots, c.lhs)?, Self::slot_ptr(slots, c.rhs)?);
-                let mut buf = pool.take_out(c.out, plan.slots[c.out].byte_size());
-                // SAFETY: strides and sizes come from the operands' shapes; window positions are bounds-checked.
-                unsafe { depthwise::run(c, a, b, Ptr(buf.as_mut_ptr()), &self.workers) };
-                slots[c.out] = Some(Arc::new(buf));
-            }
-            (StepKind::Window(k), _) => {
-                let input = Self::slot_ptr(slots, k.input)?;
-                let init = match &k.init {
-                    Operand::Const(c) => *c,
-                    Operand::Slot(s) => read_scalar(k.elem, Self::slot_ptr(slots, *s)?),
-                };
-                let mut buf = pool.take_out(k.out, plan.slots[k.out].byte_size());
-                // SAFETY: the lowering built the axes from the operand's view and the result's shape.
-                unsafe { window::reduce_window(k, input, init, buf.as_mut_ptr(), &self.workers) };
-                slots[k.out] = Some(Arc::new(buf));
-            }
-            (StepKind::SelectScatter(k), _) => {
-                let (operand, source) = (Self::slot_ptr(slots, k.operand)?, Self::slot_ptr(slots, k.source)?);
-                let init = match &k.init {
-                    Operand::Const(c) => *c,
-                    Operand::Slot(s) => read_scalar(k.elem, Self::slot_ptr(slots, *s)?),
-                };
-                let mut buf = pool.take_out(k.out, plan.slots[k.out].byte_size());
-                // SAFETY: the lowering built the axes from the operand's and the source's shapes.
-                unsafe { window::select_and_scatter(k, operand, source, init, buf.as_mut_ptr(), &self.workers) };
-                slots[k.out] = Some(Arc::new(buf));
-            }
-            (StepKind::Pad(k), _) => {
-                let value: Vec<u8> = match &k.value {
-                    Operand::Const(c) => kscalar_bytes(*c),
-                    Operand::Slot(s) => Self::slot_bytes(slots, *s)?[..k.elem_bytes].to_vec(),
-                };
-                let input = Self::slot_ptr(slots, k.input)?;
-                let mut buf = pool.take_out(k.out, plan.slots[k.out].byte_size());
-                // SAFETY: the lowering checked that the shapes and paddings agree.
-                unsafe { window::pad(k, input.get(), &value, buf.as_mut_ptr()) };
-                slots[k.out] = Some(Arc::new(buf));
-            }
+            (StepKind::Elementwise(k), Prepared::Expr(ex)) => self.run_elementwise(k, ex, slots, pool)?,
+            (StepKind::Reduce(k), Prepared::Expr(ex)) => self.run_reduce(k, ex, slots, pool)?,
+            (StepKind::ArgReduce(k), Prepared::Expr(ex)) => self.run_arg_reduce(k, ex, slots, pool)?,
+            (StepKind::Dot(d), _) => self.run_dot(d, slots, pool)?,
+            (StepKind::Concat(k), _) => self.run_concat(k, slots, pool)?,
+            (StepKind::DynamicSlice(k), _) => self.run_dynamic_slice(k, slots, pool)?,
+            (StepKind::IndexedCopy(k), _) => self.run_indexed_copy(k, slots, pool)?,
+            (StepKind::Conv(c), _) => self.run_conv(c, slots, pool)?,
+            (StepKind::DepthwiseConv(c), _) => self.run_depthwise(c, slots, pool)?,
+            (StepKind::Window(k), _) => self.run_window(k, slots, pool)?,
+            (StepKind::SelectScatter(k), _) => self.run_select_scatter(k, slots, pool)?,
+            (StepKind::Pad(k), _) => self.run_pad(k, slots, pool)?,
             (StepKind::Alias { src, dst }, _) => {
                 slots[*dst] = Some(slots[*src].clone().ok_or_else(|| Error::internal("alias of an unwritten slot"))?);
             }
-            (StepKind::Fallback { op, inputs, captured, outputs }, _) => {
-                let tensor = |s: usize| -> Result<Tensor> {
-                    let data = slots[s].clone().ok_or_else(|| Error::internal(format!("slot {s} is read before it is written")))?;
-                    Ok(Tensor { ty: plan.slots[s].clone(), data })
-                };
-                let operands = inputs.iter().map(|&s| tensor(s)).collect::<Result<Vec<_>>>()?;
-                let captured = captured.iter().map(|&(v, s)| Ok((v, tensor(s)?))).collect::<Result<Vec<_>>>()?;
-                let results = interp::eval_one_op(&plan.module, plan.module.entry_function(), op, &operands, &captured, rng)?;
-                if results.len() != outputs.len() {
-                    return Err(Error::internal(format!("{} returned {} results, expected {}", op.kind.name(), results.len(), outputs.len())));
-                }
-                for (&s, t) in outputs.iter().zip(results) {
-                    if t.ty != plan.slots[s] {
-                        return Err(Error::internal(format!("{} returned {}, expected {}", op.kind.name(), t.ty, plan.slots[s])));
-                    }
-                    slots[s] = Some(t.data);
-                }
-            }
-            (StepKind::HostCallback(k), _) => {
-                let args = k
-                    .inputs
-                    .iter()
-                    .map(|&s| {
-                        let data = slots[s].clone().ok_or_else(|| Error::internal(format!("slot {s} is read before it is written")))?;
-                        Ok(Tensor { ty: plan.slots[s].clone(), data })
-                    })
-                    .collect::<Result<Vec<_>>>()?;
-                let types: Vec<TensorType> = k.outputs.iter().map(|&s| plan.slots[s].clone()).collect();
-                for (&s, t) in k.outputs.iter().zip(crate::host_callback::call(k.callback, &args, &types)?) {
-                    slots[s] = Some(t.data);
-                }
-            }
+            (StepKind::Fallback { op, inputs, captured, outputs }, _) => self.run_fallback(op, inputs, captured, outputs, slots, rng)?,
+            (StepKind::HostCallback(k), _) => self.run_host_callback(k, slots)?,
             (StepKind::While { inputs, cond, body, outputs, .. }, Prepared::Loop(lp)) => self.run_while(lp, inputs, cond, body, outputs, slots, pool, rng)?,
             (StepKind::Case { index, branches, outputs, .. }, _) => self.run_case(*index, branches, outputs, slots, pool, rng)?,
             (StepKind::Rows(g), _) => self.run_rows(g, slots, pool, rng)?,
@@ -664,31 +470,44 @@ impl Executable {
         Ok(())
     }
 
-    fn elementwise(&self, ex: &Compiled, inputs: &[Ptr], out: Ptr, n: usize, esize: usize) -> Result<()> {
-        if n == 1 {
-            // SAFETY: as for the vector evaluator below: inputs cover the loads, out one element.
-            if let Some(s) = &ex.scalar {
-                unsafe { s.eval(Ptr::raw(inputs), out.get() as *mut u8) };
-                return Ok(());
-            }
-            if let Some(o) = &ex.one_element {
-                return unsafe { o.eval(Ptr::raw(inputs), out.get() as *mut u8) };
-            }
+    /// The interpreter step: one op the plan leaves to the reference interpreter (each is named by
+    /// `Plan::fallbacks`; the one door from the executor into `interp`).
+    fn run_fallback(&self, op: &Op, inputs: &[SlotId], captured: &[(ValueId, SlotId)], outputs: &[SlotId], slots: &mut Slots, rng: &RunRng) -> Result<()> {
+        let plan = &self.plan;
+        let tensor = |s: usize| -> Result<Tensor> {
+            let data = slots[s].clone().ok_or_else(|| Error::internal(format!("slot {s} is read before it is written")))?;
+            Ok(Tensor { ty: plan.slots[s].clone(), data })
+        };
+        let operands = inputs.iter().map(|&s| tensor(s)).collect::<Result<Vec<_>>>()?;
+        let captured = captured.iter().map(|&(v, s)| Ok((v, tensor(s)?))).collect::<Result<Vec<_>>>()?;
+        let results = interp::eval_one_op(&plan.module, plan.module.entry_function(), op, &operands, &captured, rng)?;
+        if results.len() != outputs.len() {
+            return Err(Error::internal(format!("{} returned {} results, expected {}", op.kind.name(), results.len(), outputs.len())));
         }
-        if let (Some(t), [input]) = (&ex.transposed, inputs) {
-            if input.get() != out.get() {
-                // SAFETY: the load's view stays inside the input (checked by the lowering's
-                // shapes); the output holds n elements and is another buffer.
-                unsafe { t.run(*input, out, &self.workers) };
-                return Ok(());
+        for (&s, t) in outputs.iter().zip(results) {
+            if t.ty != plan.slots[s] {
+                return Err(Error::internal(format!("{} returned {}, expected {}", op.kind.name(), t.ty, plan.slots[s])));
             }
+            slots[s] = Some(t.data);
         }
-        let cost = ex.expr.instrs.len().max(1);
-        self.workers.for_ranges(n, CHUNK, cost, &|r| {
-            // SAFETY: inputs cover the loads (checked by the lowering's shapes) and the output
-            // holds n elements; ranges of different threads are disjoint.
-            unsafe { fused::eval_store(ex, Ptr::raw(inputs), out.get() as *mut u8, r, esize) }
-        });
+        Ok(())
+    }
+
+    /// A call into the host process with the step's operands, on this thread.
+    fn run_host_callback(&self, k: &HostCallbackKernel, slots: &mut Slots) -> Result<()> {
+        let plan = &self.plan;
+        let args = k
+            .inputs
+            .iter()
+            .map(|&s| {
+                let data = slots[s].clone().ok_or_else(|| Error::internal(format!("slot {s} is read before it is written")))?;
+                Ok(Tensor { ty: plan.slots[s].clone(), data })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let types: Vec<TensorType> = k.outputs.iter().map(|&s| plan.slots[s].clone()).collect();
+        for (&s, t) in k.outputs.iter().zip(crate::host_callback::call(k.callback, &args, &types)?) {
+            slots[s] = Some(t.data);
+        }
         Ok(())
     }
 }

@@ -330,9 +330,9 @@ impl<'m> Interpreter<'m> {
                 }
                 one(Dense::new(ty.clone(), super::array::Array::from_scalars(ty.elem, out)?)?)
             }
-            K::Fft { fft_type, fft_length } => one(super::fft::fft(dense(0)?, *fft_type, fft_length, &result_type(0)?)?),
-            K::Cholesky { lower } => one(super::linalg::cholesky(dense(0)?, *lower)?),
-            K::TriangularSolve { left_side, lower, unit_diagonal, transpose_a } => one(super::linalg::triangular_solve(
+            K::Fft { fft_type, fft_length } => one(crate::linalg::fft::fft(dense(0)?, *fft_type, fft_length, &result_type(0)?)?),
+            K::Cholesky { lower } => one(crate::linalg::cholesky::cholesky(dense(0)?, *lower)?),
+            K::TriangularSolve { left_side, lower, unit_diagonal, transpose_a } => one(crate::linalg::cholesky::triangular_solve(
                 dense(0)?,
                 dense(1)?,
                 *left_side,
@@ -453,24 +453,24 @@ impl<'m> Interpreter<'m> {
             K::CustomCall { call_target_name, .. } if super::support::is_sink_custom_call(call_target_name) && op.results.is_empty() => {
                 Ok(Vec::new())
             }
-            K::CustomCall { call_target_name, .. } if super::qr::is_qr_custom_call(call_target_name) => {
-                let results = super::qr::eval(call_target_name, &all_dense(0..operands.len())?, &result_types()?)?;
+            K::CustomCall { call_target_name, .. } if crate::linalg::qr::is_qr_custom_call(call_target_name) => {
+                let results = crate::linalg::qr::eval(call_target_name, &all_dense(0..operands.len())?, &result_types()?)?;
                 Ok(results.into_iter().map(Value::tensor).collect())
             }
-            K::CustomCall { call_target_name, backend_config, .. } if super::condensed::is_condensed_custom_call(call_target_name) => {
-                many(super::condensed::eval(call_target_name, backend_config.as_ref(), &all_dense(0..operands.len())?, &result_types()?)?)
+            K::CustomCall { call_target_name, backend_config, .. } if crate::linalg::condensed::is_condensed_custom_call(call_target_name) => {
+                many(crate::linalg::condensed::eval(call_target_name, backend_config.as_ref(), &all_dense(0..operands.len())?, &result_types()?)?)
             }
-            K::CustomCall { call_target_name, backend_config, .. } if call_target_name == super::schur::SCHUR_TARGET => {
-                many(super::schur::eval(backend_config.as_ref(), &all_dense(0..operands.len())?, &result_types()?)?)
+            K::CustomCall { call_target_name, backend_config, .. } if call_target_name == crate::linalg::schur::SCHUR_TARGET => {
+                many(crate::linalg::schur::eval(backend_config.as_ref(), &all_dense(0..operands.len())?, &result_types()?)?)
             }
-            K::CustomCall { call_target_name, backend_config, .. } if call_target_name == super::eig::EIG_TARGET => {
-                many(super::eig::eval(backend_config.as_ref(), &all_dense(0..operands.len())?, &result_types()?)?)
+            K::CustomCall { call_target_name, backend_config, .. } if call_target_name == crate::linalg::eig::EIG_TARGET => {
+                many(crate::linalg::eig::eval(backend_config.as_ref(), &all_dense(0..operands.len())?, &result_types()?)?)
             }
-            K::CustomCall { call_target_name, .. } if call_target_name == super::lu::LU_TARGET => {
-                many(super::lu::eval(&all_dense(0..operands.len())?, &result_types()?)?)
+            K::CustomCall { call_target_name, .. } if call_target_name == crate::linalg::lu::LU_TARGET => {
+                many(crate::linalg::lu::eval(&all_dense(0..operands.len())?, &result_types()?)?)
             }
-            K::CustomCall { call_target_name, backend_config, .. } if call_target_name == super::eigh::EIGH_TARGET => {
-                let results = super::eigh::eval(backend_config.as_ref(), &all_dense(0..operands.len())?, &result_types()?)?;
+            K::CustomCall { call_target_name, backend_config, .. } if call_target_name == crate::linalg::eigh::EIGH_TARGET => {
+                let results = crate::linalg::eigh::eval(backend_config.as_ref(), &all_dense(0..operands.len())?, &result_types()?)?;
                 Ok(results.into_iter().map(Value::tensor).collect())
             }
             K::CustomCall { call_target_name, .. } => {

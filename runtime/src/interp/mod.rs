@@ -1,13 +1,16 @@
 //! The reference interpreter: simple, obviously correct execution of the IR following the
-//! StableHLO specification. It is the semantic oracle for the planner and executor, and for now
-//! the engine that runs programs.
+//! StableHLO specification. It is the semantic oracle for the planner and executor; it also runs
+//! the ops a plan leaves to it (the executor's interpreter step, each named by `plan::fallbacks`)
+//! and whole programs under `APU_EXECUTOR=interp` or when no plan can be built.
 //!
-//! Layout: [`array`](mod@array) typed element storage, [`value`] runtime values, [`elementwise`],
-//! [`convert`], [`shape_ops`], [`gather`] (gather/scatter), [`reduce`], [`sort`], [`dot`],
-//! [`conv`], [`fft`], [`linalg`] (cholesky, triangular_solve), [`norm`] (batch norm), [`rng`]
-//! (`rng_bit_generator`), [`random`] (the stateful `rng` op),
-//! [`f8`] (8-bit float codecs), [`eval`] (the op dispatcher and control flow), [`support`]
-//! (compile-time check for unimplemented op/type pairs).
+//! Layout: [`elementwise`], [`convert`], [`shape_ops`], [`gather`] (gather/scatter), [`reduce`],
+//! [`sort`], [`dot`], [`conv`], [`norm`] (batch norm), [`rng`] (`rng_bit_generator`), [`random`]
+//! (the stateful `rng` op), [`eval`] (the op dispatcher and control flow), [`support`]
+//! (compile-time check for unimplemented op/type pairs). Element storage and values
+//! ([`array`](mod@array), [`value`], [`f8`], [`complex`]) are `crate::values`, representations the
+//! executor shares; `cholesky`, `triangular_solve`, `fft` and the linear-algebra custom calls are
+//! `crate::linalg`, production kernels this interpreter calls (checked by property tests of their
+//! own, not by comparison with it). Nothing here evaluates an op with the executor's code.
 //!
 //! Where the spec leaves behaviour to the implementation, the interpreter does what XLA:CPU does:
 //!
@@ -30,37 +33,25 @@
 //! the element type's rounding at every step, in row-major order. Contractions accumulate in
 //! f64 (or exactly, for integers) and round once.
 
-pub mod array;
-pub mod complex;
-pub mod condensed;
 pub mod conv;
 pub mod convert;
 pub mod dot;
-pub mod eig;
-pub mod eigh;
 pub mod elementwise;
 pub mod eval;
-pub mod f8;
-pub mod fft;
-pub mod field;
 pub mod gather;
-pub mod hermitian_eigen;
 pub mod index;
-pub mod linalg;
-pub mod lu;
 pub mod norm;
 pub mod numeric;
-pub mod qr;
 pub mod random;
 pub mod reduce;
 pub mod rng;
 pub mod scalar_region;
-pub mod schur;
-mod schur_iteration;
 pub mod shape_ops;
 pub mod sort;
 pub mod support;
-pub mod value;
+
+/// Element storage and conversions, shared with the executor as representations (see `crate::values`).
+pub use crate::values::{array, complex, f8, value};
 
 use crate::Tensor;
 use apu_compiler::ir::Type;

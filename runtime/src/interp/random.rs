@@ -4,7 +4,8 @@
 //! XLA leaves the values to the implementation; apu's choice, identical in the interpreter and the
 //! plan executor (which runs this op through the interpreter):
 //!
-//! - Every run of a program has a 64-bit *run seed* ([`RunRng`]); the executor derives it from the
+//! - Every run of a program has a 64-bit *run seed* ([`RunRng`], in `crate::rng`: the run state
+//!   the interpreter and the executor share); the executor derives it from the
 //!   program's serial number and the run's index, so runs differ and a process that compiles and
 //!   runs the same programs in the same order sees the same numbers.
 //! - Each evaluation of an `rng` op in a run (in program order; an op inside a loop counts once per
@@ -25,42 +26,7 @@ use super::value::Dense;
 use apu_compiler::ir::{ElementType, RngDistribution, TensorType};
 use apu_compiler::{Error, Result};
 use half::{bf16, f16};
-use std::sync::atomic::{AtomicU64, Ordering};
-
-/// The random state of one program run: the run seed and the number of `rng` evaluations so far.
-#[derive(Debug)]
-pub struct RunRng {
-    seed: u64,
-    calls: AtomicU64,
-}
-
-impl RunRng {
-    pub fn new(seed: u64) -> RunRng {
-        RunRng { seed, calls: AtomicU64::new(0) }
-    }
-
-    /// The run seed for run `run` of the program with serial number `program` (SplitMix64 mixing, so
-    /// neighbouring programs and runs get unrelated keys).
-    pub fn run_seed(program: u64, run: u64) -> u64 {
-        splitmix64(splitmix64(program) ^ run.wrapping_mul(0xD1B5_4A32_D192_ED03))
-    }
-
-    pub fn seed(&self) -> u64 {
-        self.seed
-    }
-
-    /// The call index of the next `rng` evaluation.
-    fn next_call(&self) -> u64 {
-        self.calls.fetch_add(1, Ordering::Relaxed)
-    }
-}
-
-fn splitmix64(x: u64) -> u64 {
-    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
+pub use crate::rng::RunRng;
 
 /// Whether `rng` with this distribution can produce `elem`; the message names what is missing.
 pub fn check_output(distribution: RngDistribution, elem: ElementType) -> Result<()> {
@@ -117,7 +83,7 @@ pub fn rng(distribution: RngDistribution, a: &Dense, b: &Dense, out_ty: &TensorT
         }
     }
     let call = state.next_call();
-    let key = state.seed;
+    let key = state.seed();
     let n = out_ty.num_elements();
     let elem = out_ty.elem;
     let (sa, sb) = (a.data.get(0), b.data.get(0));

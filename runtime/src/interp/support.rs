@@ -126,35 +126,35 @@ fn check_op(f: &Function, op: &Op) -> Result<()> {
         }
         K::CustomCall { call_target_name, .. } if is_identity_custom_call(call_target_name) => Ok(()),
         K::CustomCall { call_target_name, .. } if is_sink_custom_call(call_target_name) && op.results.is_empty() => Ok(()),
-        K::CustomCall { call_target_name, .. } if super::qr::is_qr_custom_call(call_target_name) => {
+        K::CustomCall { call_target_name, .. } if crate::linalg::qr::is_qr_custom_call(call_target_name) => {
             let operands = tensor_types(f, &op.operands, "operand")?;
             let results = tensor_types(f, &op.results, "result")?;
-            super::qr::check(call_target_name, &operands, &results)
+            crate::linalg::qr::check(call_target_name, &operands, &results)
         }
-        K::CustomCall { call_target_name, backend_config, .. } if super::condensed::is_condensed_custom_call(call_target_name) => {
+        K::CustomCall { call_target_name, backend_config, .. } if crate::linalg::condensed::is_condensed_custom_call(call_target_name) => {
             let operands = tensor_types(f, &op.operands, "operand")?;
             let results = tensor_types(f, &op.results, "result")?;
-            super::condensed::check(call_target_name, backend_config.as_ref(), &operands, &results)
+            crate::linalg::condensed::check(call_target_name, backend_config.as_ref(), &operands, &results)
         }
-        K::CustomCall { call_target_name, backend_config, .. } if call_target_name == super::schur::SCHUR_TARGET => {
+        K::CustomCall { call_target_name, backend_config, .. } if call_target_name == crate::linalg::schur::SCHUR_TARGET => {
             let operands = tensor_types(f, &op.operands, "operand")?;
             let results = tensor_types(f, &op.results, "result")?;
-            super::schur::check(backend_config.as_ref(), &operands, &results)
+            crate::linalg::schur::check(backend_config.as_ref(), &operands, &results)
         }
-        K::CustomCall { call_target_name, backend_config, .. } if call_target_name == super::eig::EIG_TARGET => {
+        K::CustomCall { call_target_name, backend_config, .. } if call_target_name == crate::linalg::eig::EIG_TARGET => {
             let operands = tensor_types(f, &op.operands, "operand")?;
             let results = tensor_types(f, &op.results, "result")?;
-            super::eig::check(backend_config.as_ref(), &operands, &results)
+            crate::linalg::eig::check(backend_config.as_ref(), &operands, &results)
         }
-        K::CustomCall { call_target_name, .. } if call_target_name == super::lu::LU_TARGET => {
+        K::CustomCall { call_target_name, .. } if call_target_name == crate::linalg::lu::LU_TARGET => {
             let operands = tensor_types(f, &op.operands, "operand")?;
             let results = tensor_types(f, &op.results, "result")?;
-            super::lu::check(&operands, &results)
+            crate::linalg::lu::check(&operands, &results)
         }
-        K::CustomCall { call_target_name, backend_config, .. } if call_target_name == super::eigh::EIGH_TARGET => {
+        K::CustomCall { call_target_name, backend_config, .. } if call_target_name == crate::linalg::eigh::EIGH_TARGET => {
             let operands = tensor_types(f, &op.operands, "operand")?;
             let results = tensor_types(f, &op.results, "result")?;
-            super::eigh::check(backend_config.as_ref(), &operands, &results).map(|_| ())
+            crate::linalg::eigh::check(backend_config.as_ref(), &operands, &results).map(|_| ())
         }
         K::CustomCall { call_target_name, .. } => {
             Err(Error::unimplemented(format!("custom_call target \"{call_target_name}\"")))
@@ -180,16 +180,4 @@ pub fn is_identity_custom_call(target: &str) -> bool {
         target,
         "Sharding" | "SPMDFullToShardShape" | "SPMDShardToFullShape" | "annotate_device_placement" | "MoveToHost" | "MoveToDevice"
     )
-}
-
-/// Runs a custom call's compile-time `check` on the types of the values it is evaluated on, so the
-/// evaluator refuses exactly what compilation refuses (the check gets operand and result types).
-pub(super) fn check_dense<R>(
-    operands: &[&super::value::Dense],
-    result_types: &[apu_compiler::ir::TensorType],
-    check: impl FnOnce(&[&apu_compiler::ir::TensorType], &[&apu_compiler::ir::TensorType]) -> Result<R>,
-) -> Result<R> {
-    let operand_types: Vec<_> = operands.iter().map(|d| &d.ty).collect();
-    let result_types: Vec<_> = result_types.iter().collect();
-    check(&operand_types, &result_types)
 }

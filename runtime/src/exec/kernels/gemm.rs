@@ -1,0 +1,110 @@
+//! dot_general as batched GEMM on the `gemm` crate. Operands are addressed by strides, so
+//! transposed operands are not copied. Products are split by rows across the program's threads
+//! (the calling thread and its helpers), each block a one-thread GEMM: a large product in one
+//! block per thread, many small products (batch dims) in blocks of rows (decision 43).
+
+use crate::exec::workers::Workers;
+use crate::exec::Ptr;
+use apu_compiler::ir::ElementType as E;
+use apu_compiler::plan::DotKernel;
+use gemm::Parallelism;
+
+/// Products of at least this many multiply-adds (m * n * k) are split into one block of rows per
+/// thread; below it one product is cheaper on one thread than the hand-off (about 128^3).
+const SPLIT_ONE_PRODUCT: usize = 1 << 21;
+
+pub fn supported(lhs: E, rhs: E, out: E) -> bool {
+    lhs == rhs && rhs == out && matches!(out, E::F32 | E::F64)
+}
+
+/// Whether `d` is one product large enough to be split into one block of rows per thread.
+fn one_block_per_thread(d: &DotKernel, workers: &Workers) -> bool {
+    let product = d.m.saturating_mul(d.n).saturating_mul(d.k);
+    workers.threads() > 1 && product >= SPLIT_ONE_PRODUCT && workers.worth_splitting(product)
+}
+
+/// # Safety
+/// `a`, `b` must cover every element the kernel's strides reach; `c` must hold batch*m*n elements.
+pub unsafe fn run(d: &DotKernel, a: Ptr, b: Ptr, c: Ptr, workers: &Workers) {
+    let (m, n, k) = (d.m, d.n, d.k);
+    let rows = d.batch * m;
+    if rows == 0 || n == 0 {
+        return;
+    }
+    let cost = n.saturating_mul(k).max(1);
+    let f = |r: std::ops::Range<usize>| {
+        let mut row = r.start;
+        while row < r.end {
+            let (bi, mi) = (row / m, row % m);
+            let take = (m - mi).min(r.end - row);
+            block(d, a, b, c, bi, mi, take);
+            row += take;
+        }
+    };
+    // A large product: one block of rows per thread, since each block packs all of B once and
+    // fewer, larger blocks pack less (with decision 42 each CPU takes the same rows every call).
+    // Otherwise rows aligned to 16, which keep the GEMM's packed panels whole.
+    let align = if one_block_per_thread(d, workers) { m.div_ceil(workers.threads()).next_multiple_of(16) } else { 16 };
+    workers.for_ranges(rows, align, cost, &f);
+}
+
+/// Rows `mi..mi + rows` of product `bi`, on this thread.
+#[allow(clippy::too_many_arguments)]
+unsafe fn block(d: &DotKernel, a: Ptr, b: Ptr, c: Ptr, bi: usize, mi: usize, rows: usize) {
+    match d.elem {
+        E::F32 => block_typed::<f32>(d, a, b, c, bi, mi, rows),
+        E::F64 => block_typed::<f64>(d, a, b, c, bi, mi, rows),
+        _ => {}
+    }
+}
+
+/// The element types the GEMM kernels (dot_general and convolution) run on.
+pub(in crate::exec) trait Element: Copy + Default + Send + Sync + 'static {
+    const ZERO: Self;
+    const ONE: Self;
+}
+impl Element for f32 {
+    const ZERO: f32 = 0.0;
+    const ONE: f32 = 1.0;
+}
+impl Element for f64 {
+    const ZERO: f64 = 0.0;
+    const ONE: f64 = 1.0;
+}
+
+#[allow(clippy::too_many_arguments)]
+unsafe fn block_typed<T: Element>(d: &DotKernel, a: Ptr, b: Ptr, c: Ptr, bi: usize, mi: usize, rows: usize) {
+    let [lbs, lms, lks] = d.lhs_strides;
+    let [rbs, rks, rns] = d.rhs_strides;
+    let (n, k) = (d.n, d.k);
+    let a_off = d.lhs_offset as isize + bi as isize * lbs + mi as isize * lms;
+    let b_off = d.rhs_offset as isize + bi as isize * rbs;
+    let cp = (c.get() as *mut T).add((bi * d.m + mi) * n);
+    if k == 0 {
+        // An empty sum: the output is zero.
+        std::ptr::write_bytes(cp, 0, rows * n);
+        return;
+    }
+    // c = 0 * c + 1 * a.b, without reading c (it is uninitialised scratch).
+    gemm::gemm(
+        rows,
+        n,
+        k,
+        cp,
+        1,
+        n as isize,
+        false,
+        (a.get() as *const T).offset(a_off),
+        lks,
+        lms,
+        (b.get() as *const T).offset(b_off),
+        rns,
+        rks,
+        T::ZERO,
+        T::ONE,
+        false,
+        false,
+        false,
+        Parallelism::None,
+    )
+}
