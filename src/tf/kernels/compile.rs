@@ -1,17 +1,18 @@
-//! The one function that turns a lowered TensorFlow op into something runnable. Today it calls the
-//! plan executor directly (`Program::compile`); the lead switches it to the shared compile pipeline
-//! (`runtime/src/client/compile.rs`) at merge, and nothing else in `src/tf` has to change.
+//! The one function that turns a lowered TensorFlow op into something runnable, through the same
+//! compile pipeline as PJRT and the CLI (`runtime/src/client/compile.rs`: check, simplify,
+//! validate, lower, prepare), then refused here if it would run on the interpreter.
 
 use apu_compiler::valid::ValidModule;
 use apu_compiler::{Error, Result};
-use apu_runtime::exec::Program;
+use apu_runtime::client::compile::program;
+use apu_runtime::exec::{Options, Program};
 
 /// Compiles a validated one-op module into a plan-executor program. A module that would run on the
 /// reference interpreter is refused (UNIMPLEMENTED, naming the op), unless the user asked for the
 /// interpreter with `APU_EXECUTOR=interp`; plan steps that fall back to the interpreter are named in
 /// the result's [`Compiled::fallback_steps`] so the caller can say so.
 pub fn compile_op(op_name: &str, module: &ValidModule) -> Result<Compiled> {
-    let program = Program::compile(module).map_err(|e| e.context(format!("compiling TensorFlow op {op_name}")))?;
+    let program = program(module, &Options::from_env()).map_err(|e| e.context(format!("compiling TensorFlow op {op_name}")))?;
     let interpret_requested = std::env::var("APU_EXECUTOR").map(|v| v == "interp").unwrap_or(false);
     let (fallback_steps, summary) = match program.plan() {
         Some(plan) => (count_fallbacks(&plan.steps), plan.summary()),
