@@ -252,14 +252,7 @@ impl Program {
 
     /// Runs the program; `rng` ops draw from a seed new to this run.
     pub fn run(&self, args: &[Tensor]) -> Result<Vec<Tensor>> {
-        if self.launch_replicas > 0 && !crate::collectives::in_instance() {
-            return Err(Error::unimplemented(format!(
-                "a program of {} replicas whose collectives span replicas runs through run_replicated, not one replica alone",
-                self.launch_replicas
-            )));
-        }
-        let run = self.runs.fetch_add(1, Ordering::Relaxed);
-        self.run_seeded(args, RunRng::run_seed(self.serial, run))
+        self.run_into(args, Vec::new())
     }
 
     /// Runs the program with `rng` ops drawing from run seed `seed` (the interpreter and the plan
@@ -275,18 +268,22 @@ impl Program {
     /// it is `Some` buffer of the result's size and the step computing the result can write into it
     /// (a caller's output memory, e.g. a TensorFlow output tensor: no copy out). The caller compares
     /// a result's data pointer with its target to know whether it still has to copy. Targets are
-    /// never kept past the run.
+    /// never kept past the run; the interpreter and replicated programs do not use them.
     pub fn run_into(&self, args: &[Tensor], targets: Vec<Option<AlignedBytes>>) -> Result<Vec<Tensor>> {
-        if self.launch_replicas > 0 {
-            return self.run(args);
+        if self.launch_replicas > 0 && !crate::collectives::in_instance() {
+            return Err(Error::unimplemented(format!(
+                "a program of {} replicas whose collectives span replicas runs through run_replicated, not one replica alone",
+                self.launch_replicas
+            )));
         }
+        let run = self.runs.fetch_add(1, Ordering::Relaxed);
+        let seed = RunRng::run_seed(self.serial, run);
         match &self.kind {
-            Kind::Interp(_) => self.run(args),
-            Kind::Plan(e) => {
-                let run = self.runs.fetch_add(1, Ordering::Relaxed);
+            Kind::Plan(e) if self.launch_replicas == 0 => {
                 let targets = targets.into_iter().zip(&e.plan.results).filter_map(|(t, &slot)| Some((slot, t?))).collect();
-                e.run(args, targets, &RunRng::new(RunRng::run_seed(self.serial, run)))
+                e.run(args, targets, &RunRng::new(seed))
             }
+            _ => self.run_seeded(args, seed),
         }
     }
 }

@@ -77,10 +77,15 @@ impl Inputs {
             // SAFETY: `data` holds `len` bytes of a tensor TensorFlow keeps alive while `t` (kept in
             // `handles` until drop) and the kernel's context live; the executor does not write
             // arguments that the caller still holds (`tensors` holds them through the run).
-            let view = if len == 0 { None } else { apu_runtime::AlignedBytes::external(data, len) };
-            let tensor = match view {
-                Some(bytes) => Tensor { ty, data: std::sync::Arc::new(bytes) },
-                None => Tensor::from_bytes(ty, if len == 0 { &[][..] } else { std::slice::from_raw_parts(data, len) })?,
+            // An empty tensor's data pointer may be null; a view is refused unless 64-byte aligned
+            // (then the bytes are copied).
+            let tensor = if len == 0 {
+                Tensor::from_bytes(ty, &[])?
+            } else {
+                match apu_runtime::AlignedBytes::external(data, len) {
+                    Some(bytes) => Tensor { ty, data: std::sync::Arc::new(bytes) },
+                    None => Tensor::from_bytes(ty, std::slice::from_raw_parts(data, len))?,
+                }
             };
             inputs.tensors.push(tensor);
         }
