@@ -359,6 +359,8 @@ pub(super) fn compute<'r, M: fastmath::Madd>(ins: &Instr, src: impl Fn(usize) ->
                     U::Exponential => fastmath::exp_slice_f32::<M>(a, o),
                     U::Tanh => map1(a, o, fastmath::tanh_f32::<M>),
                     U::Logistic => fastmath::logistic_slice_f32::<M>(a, o),
+                    U::Log => fastmath::log_slice_f32::<M>(a, o),
+                    U::LogPlusOne => fastmath::log1p_slice_f32::<M>(a, o),
                     U::Rsqrt => map1(a, o, |x| (1.0 / (x as f64).sqrt()) as f32),
                     _ => {
                         let g = unary_f64(op);
