@@ -309,7 +309,9 @@ const NO_SATURATION: Saturates = Saturates { low: (f32::NEG_INFINITY, 0.0), high
 /// f64 library function over again, as the one-element evaluator computes it.
 #[inline(always)]
 pub fn log_slice_f32<M: Madd>(a: &[f32], o: &mut [f32]) {
-    core_else_general(a, o, |x| x, (f32::MIN_POSITIVE, f32::MAX), NO_SATURATION, log_core_f32::<M>, |x| (x as f64).ln() as f32);
+    // The core as an `inline(always)` closure: passed as a function item, its `Fn::call` shim was
+    // compiled on its own (without the kernel's target features, one element per call).
+    core_else_general(a, o, |x| x, (f32::MIN_POSITIVE, f32::MAX), NO_SATURATION, #[inline(always)] |x| log_core_f32::<M>(x), |x| (x as f64).ln() as f32);
 }
 
 /// ln(1 + x) in f32 arithmetic for x in [-1 + 2^-24, f32::MAX], within ~3 ulp of the correctly
@@ -329,7 +331,7 @@ fn log1p_core_f32<M: Madd>(x: f32) -> f32 {
 /// f64 library function.
 #[inline(always)]
 pub fn log1p_slice_f32<M: Madd>(a: &[f32], o: &mut [f32]) {
-    core_else_general(a, o, |x| x, (-0.999_999_94, f32::MAX), NO_SATURATION, log1p_core_f32::<M>, |x| (x as f64).ln_1p() as f32);
+    core_else_general(a, o, |x| x, (-0.999_999_94, f32::MAX), NO_SATURATION, #[inline(always)] |x| log1p_core_f32::<M>(x), |x| (x as f64).ln_1p() as f32);
 }
 
 /// The functions over AVX-512 registers, with ops on their results in the same loop.
