@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 const CLOSED: usize = 1 << (usize::BITS - 1);
 
 /// One kernel's offer of work to helpers.
-pub struct Handout {
+struct Handout {
     /// The caller's work; valid while the hand-out is open or a helper is inside it.
     work: *const (dyn Fn() + Sync + 'static),
     /// [`CLOSED`] plus the number of helpers running `work` now.
@@ -56,7 +56,7 @@ impl Handout {
 /// How long a helper's task stays after its work, looking for the next kernel's hand-out before it
 /// gives its thread back to rayon (which soon puts it to sleep). The kernels of one run follow
 /// each other within tens of microseconds; a woken rayon thread took 50-100 µs to be scheduled.
-pub const LINGER: Duration = Duration::from_micros(200);
+const LINGER: Duration = Duration::from_micros(200);
 
 /// Where a pool's helper tasks find the newest hand-out while they linger.
 #[derive(Default)]

@@ -10,16 +10,28 @@ use std::ops::Range;
 use std::sync::{Arc, Mutex};
 
 /// A rayon pool and the board its lingering tasks watch for the next kernel.
-struct Helpers {
+struct HelperPool {
     pool: ThreadPool,
     board: Arc<Board>,
 }
 
+impl HelperPool {
+    /// Runs `work` on this thread and offers it to `helpers` of the pool's threads; on one of
+    /// them already (a piece that splits again), the work runs here alone.
+    fn share(&self, helpers: usize, work: &(dyn Fn() + Sync)) {
+        if self.pool.current_thread_index().is_some() {
+            work();
+        } else {
+            handout::run(&self.pool, &self.board, helpers, work);
+        }
+    }
+}
+
 /// Pools by size, shared by every program with the same thread count.
-static POOLS: Lazy<Mutex<HashMap<usize, Arc<Helpers>>>> = Lazy::new(|| Mutex::new(HashMap::new()));
+static POOLS: Lazy<Mutex<HashMap<usize, Arc<HelperPool>>>> = Lazy::new(|| Mutex::new(HashMap::new()));
 
 /// A pool of `size` helper threads for [`Workers::for_ranges`], whose calling thread works too.
-fn shared_pool(size: usize) -> apu_compiler::Result<Arc<Helpers>> {
+fn shared_pool(size: usize) -> apu_compiler::Result<Arc<HelperPool>> {
     let mut pools = POOLS.lock().unwrap_or_else(|p| p.into_inner());
     if let Some(p) = pools.get(&size) {
         return Ok(p.clone());
@@ -29,7 +41,7 @@ fn shared_pool(size: usize) -> apu_compiler::Result<Arc<Helpers>> {
         .thread_name(|i| format!("apu-worker-{i}"))
         .build()
         .map_err(|e| apu_compiler::Error::internal(format!("cannot start {size} helper threads: {e}")))?;
-    let p = Arc::new(Helpers { pool: p, board: Arc::new(Board::default()) });
+    let p = Arc::new(HelperPool { pool: p, board: Arc::new(Board::default()) });
     pools.insert(size, p.clone());
     Ok(p)
 }
@@ -44,7 +56,7 @@ pub fn default_threads() -> usize {
 }
 
 /// The machine's cores.
-pub(crate) fn cores() -> usize {
+fn cores() -> usize {
     *CORES
 }
 
@@ -60,7 +72,7 @@ static CORES: Lazy<usize> = Lazy::new(|| std::thread::available_parallelism().ma
 /// whole kernel over and sleeping until it is done.
 pub struct Workers {
     threads: usize,
-    helpers: Option<Arc<Helpers>>,
+    helpers: Option<Arc<HelperPool>>,
     /// Below this much work (elements times per-element cost) a kernel runs on the calling thread.
     min_parallel: usize,
 }
@@ -88,7 +100,7 @@ impl Workers {
     /// `n * cost` reaches the threshold, else in one call on this thread.
     pub fn for_ranges(&self, n: usize, align: usize, cost: usize, f: &(dyn Fn(Range<usize>) + Sync)) {
         let align = align.max(1);
-        let pool = match &self.helpers {
+        let helper_pool = match &self.helpers {
             Some(t) if n.saturating_mul(cost.max(1)) >= self.min_parallel && n > align => t,
             _ => {
                 if n > 0 {
@@ -105,7 +117,7 @@ impl Workers {
         // Rounding `per` up to `align` can leave fewer pieces than asked for.
         let pieces = n.div_ceil(per);
         // One share per thread that can take part: the pool has no more helpers than cores allow.
-        let helpers = (self.threads.min(pieces) - 1).min(pool.pool.current_num_threads());
+        let helpers = (self.threads.min(pieces) - 1).min(helper_pool.pool.current_num_threads());
         let claims = HomeClaims::new(pieces, helpers + 1);
         let work = || {
             let home = claims.home_of(current_cpu());
@@ -113,12 +125,7 @@ impl Workers {
                 f(p * per..((p + 1) * per).min(n));
             }
         };
-        if pool.pool.current_thread_index().is_some() {
-            // A piece that splits again: its thread is one of the helpers, the work runs here.
-            work();
-        } else {
-            handout::run(&pool.pool, &pool.board, helpers, &work);
-        }
+        helper_pool.share(helpers, &work);
     }
 }
 
