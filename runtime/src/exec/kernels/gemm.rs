@@ -13,6 +13,14 @@ use gemm::Parallelism;
 /// thread; below it one product is cheaper on one thread than the hand-off (about 128^3).
 const SPLIT_ONE_PRODUCT: usize = 1 << 21;
 
+/// Multiply-adds per unit of `min_parallel_work` (which counts an elementwise kernel's operations
+/// on elements): a product is split from 4 * 2^16 = 2^18 multiply-adds, about 2-3 µs of one
+/// thread's work. Counted one for one, products of ~64^3 (2^17) were split: 1-2 µs of work, about
+/// what handing it out costs, and on this machine's slow-sharing hours (its two CPUs not sharing a
+/// cache) the split made neural-ODE training 2x slower than one thread. At 16, products of
+/// 32x128x128 (2^19) ran on one thread and LSTM/GRU steps lost 10-60 % (decision 81).
+const MULTIPLY_ADDS_PER_UNIT: usize = 4;
+
 pub fn supported(lhs: E, rhs: E, out: E) -> bool {
     lhs == rhs && rhs == out && matches!(out, E::F32 | E::F64)
 }
@@ -31,7 +39,7 @@ pub unsafe fn run(d: &DotKernel, a: Ptr, b: Ptr, c: Ptr, workers: &Workers) {
     if rows == 0 || n == 0 {
         return;
     }
-    let cost = n.saturating_mul(k).max(1);
+    let cost = n.saturating_mul(k).div_ceil(MULTIPLY_ADDS_PER_UNIT).max(1);
     let f = |r: std::ops::Range<usize>| {
         let mut row = r.start;
         while row < r.end {

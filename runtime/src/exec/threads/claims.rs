@@ -10,19 +10,21 @@
 //! other shares keeps the balance when a thread is held up; on a machine with one shared cache
 //! the order changes nothing.
 
+use super::lines::OwnLines;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// `pieces` pieces in `homes` shares of consecutive pieces, each with its own claim counter.
 pub struct HomeClaims {
-    /// Next unclaimed piece and end of each share.
-    shares: Vec<(AtomicUsize, usize)>,
+    /// Next unclaimed piece and end of each share, each on lines of its own: every thread claims
+    /// from its own share first, and shares on one line made each claim a transfer of it.
+    shares: Vec<OwnLines<(AtomicUsize, usize)>>,
 }
 
 impl HomeClaims {
     pub fn new(pieces: usize, homes: usize) -> HomeClaims {
         let homes = homes.clamp(1, pieces.max(1));
         let bound = |h: usize| h * pieces / homes;
-        HomeClaims { shares: (0..homes).map(|h| (AtomicUsize::new(bound(h)), bound(h + 1))).collect() }
+        HomeClaims { shares: (0..homes).map(|h| OwnLines((AtomicUsize::new(bound(h)), bound(h + 1)))).collect() }
     }
 
     /// The share a thread on `cpu` takes first.
@@ -34,7 +36,8 @@ impl HomeClaims {
     /// share round that still has one; None when all are taken.
     pub fn next(&self, home: usize) -> Option<usize> {
         let n = self.shares.len();
-        (0..n).map(|i| &self.shares[(home + i) % n]).find_map(|(next, end)| {
+        (0..n).map(|i| &self.shares[(home + i) % n]).find_map(|share| {
+            let (next, end) = &share.0;
             // A counter past its end stays past it: a failed claim never hands out a piece.
             if next.load(Ordering::Relaxed) >= *end {
                 return None;

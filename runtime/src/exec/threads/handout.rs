@@ -18,7 +18,9 @@ use std::time::{Duration, Instant};
 /// Set in `state` once the caller is done: no helper enters after it.
 const CLOSED: usize = 1 << (usize::BITS - 1);
 
-/// One kernel's offer of work to helpers.
+/// One kernel's offer of work to helpers. On lines of its own (see `lines.rs`): the caller waits
+/// on `state` while helpers write it.
+#[repr(align(128))]
 struct Handout {
     /// The caller's work; valid while the hand-out is open or a helper is inside it.
     work: *const (dyn Fn() + Sync + 'static),
@@ -58,8 +60,10 @@ impl Handout {
 /// each other within tens of microseconds; a woken rayon thread took 50-100 µs to be scheduled.
 const LINGER: Duration = Duration::from_micros(200);
 
-/// Where a pool's helper tasks find the newest hand-out while they linger.
+/// Where a pool's helper tasks find the newest hand-out while they linger. On lines of its own
+/// (see `lines.rs`): lingering helpers read `generation` in a tight loop.
 #[derive(Default)]
+#[repr(align(128))]
 pub struct Board {
     current: Mutex<Option<Arc<Handout>>>,
     /// Bumped with every hand-out posted; lingering tasks watch it.

@@ -3,4 +3,5 @@
 
 pub mod claims;
 mod handout;
+mod lines;
 pub mod workers;
