@@ -25,10 +25,10 @@ fn index_type(e: E) -> bool {
     matches!(e, E::S32 | E::S64 | E::U32 | E::U64)
 }
 
-type Reg = u32;
+pub(super) type Reg = u32;
 
 #[derive(Clone, Copy, Debug)]
-enum POp {
+pub(super) enum POp {
     /// Element `offset` of buffer `base`.
     Load { base: u16, offset: u32, e: E, dst: Reg },
     Binary { op: BinaryOp, e: E, a: Reg, b: Reg, dst: Reg },
@@ -53,23 +53,23 @@ enum POp {
 
 /// The index components of a `Read` or `Write`: `Program::axes[first..first + len]`.
 #[derive(Clone, Copy, Debug)]
-struct Axes {
-    first: u32,
-    len: u32,
+pub(super) struct Axes {
+    pub(super) first: u32,
+    pub(super) len: u32,
 }
 
 /// One start component: the register holding it, its stride (in elements) in the big tensor, and
 /// the largest start that fits (the dimension's size minus 1).
 #[derive(Clone, Copy, Debug)]
-struct Axis {
-    reg: Reg,
-    unsigned64: bool,
-    stride: usize,
-    last: i64,
+pub(super) struct Axis {
+    pub(super) reg: Reg,
+    pub(super) unsigned64: bool,
+    pub(super) stride: usize,
+    pub(super) last: i64,
 }
 
 impl POp {
-    fn dst(&self) -> Option<Reg> {
+    pub(super) fn dst(&self) -> Option<Reg> {
         match *self {
             POp::Load { dst, .. } | POp::Binary { dst, .. } | POp::Unary { dst, .. } | POp::Compare { dst, .. } => Some(dst),
             POp::Convert { dst, .. } | POp::Select { dst, .. } | POp::Read { dst, .. } | POp::Pow2 { dst, .. } => Some(dst),
@@ -78,7 +78,7 @@ impl POp {
     }
 
     /// The registers the op reads, `axes` being the program's.
-    fn reads(&self, axes: &[Axis]) -> Vec<Reg> {
+    pub(super) fn reads(&self, axes: &[Axis]) -> Vec<Reg> {
         let of = |x: Axes| axes[x.first as usize..(x.first + x.len) as usize].iter().map(|a| a.reg);
         match *self {
             POp::Load { .. } => vec![],
@@ -115,7 +115,7 @@ fn value(op: &POp, r: &[i64]) -> i64 {
 /// truncating toward zero for signed types (their held values are sign-extended), unsigned ones
 /// held zero-extended or as u64 bits.
 #[inline(always)]
-fn pow2(a: i64, k: u32, signed: bool, rem: bool) -> i64 {
+pub(super) fn pow2(a: i64, k: u32, signed: bool, rem: bool) -> i64 {
     let q = if signed {
         // A negative dividend is biased by 2^k - 1 so that the shift rounds toward zero.
         let bias = ((a >> 63) as u64 >> (64 - k)) as i64;
@@ -135,12 +135,14 @@ fn pow2(a: i64, k: u32, signed: bool, rem: bool) -> i64 {
 pub(in crate::exec) struct BodyProgram {
     pub(in crate::exec) start: usize,
     pub(in crate::exec) end: usize,
-    ops: Vec<POp>,
-    axes: Vec<Axis>,
+    pub(super) ops: Vec<POp>,
+    pub(super) axes: Vec<Axis>,
     /// The register file each loop starts with: constants in place (no op writes them).
-    init: Vec<i64>,
+    pub(super) init: Vec<i64>,
     /// The buffers the ops address by `base`.
     pub(in crate::exec) bases: Vec<Source>,
+    /// The program as machine code (`super::native`), None where the JIT is off or failed.
+    pub(in crate::exec) native: Option<super::native::Native>,
 }
 
 /// Whether body kernel `k` can be part of a program: one element (or an update of one element in
@@ -442,40 +444,73 @@ impl BodyProgram {
             }
             runs.push(start..j);
         }
-        let mut programs = Vec::new();
-        for run in runs {
-            // A result is stored when it becomes a state element, when a kernel outside the run
-            // reads it, or when a slice or update of the run takes it as its operand buffer.
-            let stored = (0..n)
-                .map(|m| {
-                    fb.next.contains(&Some(m))
-                        || fb.kernels.iter().enumerate().any(|(l, k)| {
-                            let outside = !run.contains(&l);
-                            let as_buffer = !matches!(k.work, Work::Expr { .. }) && k.inputs.first() == Some(&Source::Kernel(m));
-                            (outside && k.inputs.contains(&Source::Kernel(m))) || as_buffer
-                        })
-                })
-                .collect();
-            let mut b = Builder {
-                fb,
-                start: run.start,
-                ops: Vec::new(),
-                axes: Vec::new(),
-                init: Vec::new(),
-                konst: Vec::new(),
-                consts: HashMap::new(),
-                bases: Vec::new(),
-                value: Vec::new(),
-                loaded: HashMap::new(),
-                stored,
-            };
-            if run.clone().try_for_each(|j| b.kernel(j)).is_none() {
-                continue;
-            }
-            b.prune();
-            programs.push(BodyProgram { start: run.start, end: run.end, ops: b.ops, axes: b.axes, init: b.init, bases: b.bases });
+        runs.into_iter().filter_map(|run| Self::build(fb, run)).collect()
+    }
+
+    /// One program of all of `fb`'s kernels, the counter's included, when every kernel fits one:
+    /// the body of a loop run whole as machine code (`super::native_loop`).
+    pub(in crate::exec) fn whole(fb: &FastBody) -> Option<BodyProgram> {
+        if fb.kernels.is_empty() || !fb.kernels.iter().all(fits) {
+            return None;
         }
-        programs
+        Self::build(fb, 0..fb.kernels.len())
+    }
+
+    /// The program of kernels `run`, None when one of them has no form in it.
+    fn build(fb: &FastBody, run: std::ops::Range<usize>) -> Option<BodyProgram> {
+        let n = fb.kernels.len();
+        // A result is stored when it becomes a state element, when a kernel outside the run
+        // reads it, or when a slice or update of the run takes it as its operand buffer.
+        let stored = (0..n)
+            .map(|m| {
+                fb.next.contains(&Some(m))
+                    || fb.kernels.iter().enumerate().any(|(l, k)| {
+                        let outside = !run.contains(&l);
+                        let as_buffer = !matches!(k.work, Work::Expr { .. }) && k.inputs.first() == Some(&Source::Kernel(m));
+                        (outside && k.inputs.contains(&Source::Kernel(m))) || as_buffer
+                    })
+            })
+            .collect();
+        let mut b = Builder {
+            fb,
+            start: run.start,
+            ops: Vec::new(),
+            axes: Vec::new(),
+            init: Vec::new(),
+            konst: Vec::new(),
+            consts: HashMap::new(),
+            bases: Vec::new(),
+            value: Vec::new(),
+            loaded: HashMap::new(),
+            stored,
+        };
+        run.clone().try_for_each(|j| b.kernel(j))?;
+        b.prune();
+        Some(BodyProgram { start: run.start, end: run.end, ops: b.ops, axes: b.axes, init: b.init, bases: b.bases, native: None })
+    }
+
+    /// Compiles the program to machine code unless the JIT is off; a failure keeps the
+    /// interpreter (counted and logged by `native::failed`).
+    pub(in crate::exec) fn compile_native(&mut self) {
+        if !super::native::enabled() {
+            return;
+        }
+        match super::native::program(self) {
+            Ok(n) => self.native = Some(n),
+            Err(e) => super::native::failed(&format!("register program of kernels {}..{}", self.start, self.end), &e),
+        }
+    }
+
+    /// Runs the program once, natively when it was compiled.
+    ///
+    /// # Safety
+    /// As [`Self::run`].
+    #[inline(always)]
+    pub(in crate::exec) unsafe fn execute(&self, r: &mut [i64], bases: &[*mut u8]) {
+        match &self.native {
+            Some(n) => n.call(r.as_mut_ptr(), bases.as_ptr()),
+            None => self.run(r, bases),
+        }
     }
 
     /// A register file for one loop, constants in place.

@@ -31,6 +31,8 @@ struct FastCond {
     inputs: Vec<Source>,
     /// `(input, d, type, k)` when the condition is `x d k` for a constant `k`.
     bound: Option<(usize, D, ElementType, i64)>,
+    /// The condition in scalar form, for a loop run whole as machine code.
+    scalar: Option<ScalarExpr>,
 }
 
 /// A loop counted by one state element, as JAX's `fori_loop` and `scan` are: the condition is
@@ -118,7 +120,7 @@ impl LoopPlan {
         let mut fast_body = fast_cond.as_ref().and_then(|_| FastBody::of(body, types));
         if let (Some(fc), Some(fb)) = (&fast_cond, &mut fast_body) {
             fb.counter = Counter::of(fc, fb);
-            fb.compile_programs();
+            fb.compile_programs(fc.scalar.as_ref().map(|s| (s, fc.inputs.as_slice())));
         }
         LoopPlan { fast_cond, fast_body }
     }
@@ -140,8 +142,9 @@ impl FastCond {
                 None => Source::Slot(s),
             })
             .collect();
-        let bound = ScalarExpr::new(&k.expr, &k.shape).and_then(|s| s.as_bound());
-        Some(FastCond { step: step.id, inputs, bound })
+        let scalar = ScalarExpr::new(&k.expr, &k.shape);
+        let bound = scalar.as_ref().and_then(|s| s.as_bound());
+        Some(FastCond { step: step.id, inputs, bound, scalar })
     }
 }
 
@@ -203,6 +206,27 @@ impl Executable {
         }
         // An update in place writes its state element's buffer and needs none of its own.
         let mut outs: Vec<AlignedBytes> = fb.kernels.iter().map(|k| pool.take(if k.home.is_some() { 0 } else { k.bytes })).collect();
+        if let Some(nl) = &fb.native_loop {
+            let bases: Vec<*mut u8> = nl
+                .bases
+                .iter()
+                .map(|src| match *src {
+                    Source::State(i) => Ok(state[i].as_mut_ptr()),
+                    Source::Kernel(m) => Ok(outs[m].as_mut_ptr()),
+                    Source::Slot(s) => Self::slot_ptr(slots, s).map(|p| p.0 as *mut u8),
+                })
+                .collect::<Result<_>>()?;
+            let mut regs = nl.program.registers();
+            // SAFETY: the bases are the live buffers the loop was compiled for (the state's and
+            // the kernels' owned by this call, the slots' live through it), of the plan's sizes;
+            // the function writes only the loop's own buffers.
+            unsafe { nl.native.call(regs.as_mut_ptr(), bases.as_ptr()) };
+            for (&o, b) in outputs.iter().zip(state) {
+                slots[o] = Some(Arc::new(b));
+            }
+            pool.extend(outs.into_iter().filter(|b| !b.is_empty()));
+            return Ok(());
+        }
         let mut exprs = Vec::with_capacity(fb.kernels.len());
         let mut ptrs: Vec<Vec<Ptr>> = Vec::with_capacity(fb.kernels.len());
         for k in &fb.kernels {
@@ -272,7 +296,7 @@ impl Executable {
                     }
                     // SAFETY: the bases are the live buffers the program was built for (a slot's
                     // stays live through the loop), and the program writes only the loop's own.
-                    unsafe { p.run(&mut files[program], b) };
+                    unsafe { p.execute(&mut files[program], b) };
                     (program, skip_to) = (program + 1, p.end);
                     continue;
                 }
@@ -494,6 +518,25 @@ mod tests {
         // the row arithmetic stay kernels.
         let cover = program_cover(include_str!("../../../tests/golden/loop_updates.mlir"));
         assert_eq!(cover, [Some("eEESSEESEEsesEseESIEIiEeE".to_string()), Some("EEIE".to_string())]);
+    }
+
+    /// Per `while` of `text`: whether it runs whole as machine code (None: not on the fast path).
+    fn native_loops(text: &str) -> Vec<Option<bool>> {
+        per_loop(text, |lp| lp.fast_body.as_ref().map(|b| b.native_loop.is_some()))
+    }
+
+    /// Loops whose body is one program of all their kernels under a scalar condition run whole as
+    /// machine code (the golden test runs them against the interpreter); bodies with a kernel of
+    /// more elements, a transcendental or a condition of more than one step do not.
+    #[test]
+    fn whole_loops_become_machine_code() {
+        assert_eq!(native_loops(include_str!("../../../tests/golden/native_loops.mlir")), [Some(true), Some(true), Some(true)]);
+        assert_eq!(native_loops(include_str!("../../../tests/golden/loop_programs.mlir")), [Some(false), Some(true)]);
+        assert_eq!(native_loops(include_str!("../../../tests/golden/loop_updates.mlir")), [Some(false), Some(true)]);
+        // The body multiplies an 8-element vector: kernel by kernel.
+        let counted = counting_loop("stablehlo.compare LT, %i, %n, SIGNED", "stablehlo.add %i, %one");
+        assert_eq!(native_loops(&counted), [Some(false)]);
+        assert_eq!(super::super::native::jit_failures(), 0, "no program fell back to the interpreter");
     }
 
     /// A counted loop stores its counter's next value itself, so the counter's one-element kernel

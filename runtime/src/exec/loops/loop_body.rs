@@ -88,15 +88,23 @@ pub(in crate::exec) struct FastBody {
     /// Runs of one-element kernels compiled to register programs, in kernel order; built by
     /// [`FastBody::compile_programs`] once the counter is known.
     pub(in crate::exec) programs: Vec<BodyProgram>,
+    /// The whole loop as machine code, when it has that form (`super::native_loop`); the
+    /// programs then go uncompiled.
+    pub(in crate::exec) native_loop: Option<super::native_loop::NativeLoop>,
 }
 
 impl FastBody {
     /// Compiles the body's runs of one-element kernels into register programs. Called after
     /// `counter` is set: a counted loop stores its counter's next value directly, so that kernel
     /// stays out of the programs (inside one it would cost a load, an add and a store each
-    /// iteration, and the direct store would never run).
-    pub(in crate::exec) fn compile_programs(&mut self) {
+    /// iteration, and the direct store would never run). `cond`, the condition in scalar form
+    /// and its inputs, lets the whole loop become machine code.
+    pub(in crate::exec) fn compile_programs(&mut self, cond: Option<(&ScalarExpr, &[Source])>) {
         self.programs = BodyProgram::all(self);
+        self.native_loop = cond.and_then(|(c, inputs)| super::native_loop::NativeLoop::of(self, c, inputs));
+        if self.native_loop.is_none() {
+            self.programs.iter_mut().for_each(BodyProgram::compile_native);
+        }
     }
 
     pub(in crate::exec) fn of(body: &Block, types: &[TensorType]) -> Option<FastBody> {
@@ -147,7 +155,7 @@ impl FastBody {
                 _ => return None,
             });
         }
-        let mut fb = FastBody { kernels, next, counter: None, programs: Vec::new() };
+        let mut fb = FastBody { kernels, next, counter: None, programs: Vec::new(), native_loop: None };
         fb.update_in_place();
         Some(fb)
     }
