@@ -1234,8 +1234,13 @@ proptest! {
             apu_compiler::plan::StepKind::Window(k) => Some(k.axes.len()),
             _ => None,
         }));
-        let merged = g[2].1 == 1 && g[2].2 == 1;
-        prop_assert_eq!(axes, Some(if merged { 3 } else { 4 }));
+        // C merges into W when W moves by whole rows (stride 1, no base dilation); the merged axis
+        // merges on into H, and that into N, while it only passes elements through itself (window,
+        // stride and dilations 1, no padding: a one-channel tensor under a unit window).
+        let whole_rows = |d: usize| g[d].1 == 1 && g[d].2 == 1;
+        let passes = |d: usize| g[d] == (1, 1, 1, 1, 0, 0);
+        let merges = if !whole_rows(2) { 0 } else if !(c == 1 && passes(2) && whole_rows(1)) { 1 } else if !passes(1) { 2 } else { 3 };
+        prop_assert_eq!(axes, Some(4 - merges));
         let mut seed = seed;
         let inputs: Vec<Tensor> = m.entry_function().param_types().iter().map(|t| window_input(t.as_tensor().unwrap(), &mut seed, specials)).collect();
         bit_exact_everywhere(&m, &inputs)?;
@@ -1425,6 +1430,53 @@ proptest! {
         prop_assert!(p.fallbacks().is_empty(), "fallbacks: {:?}", p.fallbacks());
         // One channel per group each way: the depthwise kernel, not im2col.
         prop_assert_eq!(plans_depthwise(&p), groups > 1 && per_group == 1 && mult == 1);
+        same_everywhere(&m, seed)?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+    /// Filter gradients as JAX writes them (input x [n, spatial.., c] convolved with the output
+    /// gradient dy [n, out spatial.., o] over n, into the kernel's shape [window.., c, o]) in 1, 2 and
+    /// 3 dimensions, where their windows are long enough for the dot form (`conv_dot`): tiles with
+    /// fewer rows and columns than the kernel's, padding on both sides (negative at the high end too),
+    /// the forward stride as window dilation (with a batch of >= 128, so that each window position is
+    /// still a long run), several input channels.
+    #[test]
+    fn filter_gradients_in_dot_form(rank in 1usize..4, n in 24i64..40, wide in prop::collection::vec(1i64..9, 3), window in prop::collection::vec(1i64..5, 3), last_window in 6i64..10, c in 1i64..3, o in 1i64..14, lo in prop::collection::vec(0i64..3, 3), hi in prop::collection::vec(-1i64..2, 3), stride in 1i64..3, f64s in any::<bool>(), seed in any::<u64>()) {
+        let elem = if f64s { E::F64 } else { E::F32 };
+        // A strided forward convolution's filter gradient reads runs of n per window position.
+        let n = if stride > 1 { n + 104 } else { n };
+        let (mut x, mut dy, mut out, mut padding) = (vec![n], vec![n], vec![], vec![]);
+        for d in 0..rank {
+            let (k, ow) = (wide[d], if d == rank - 1 { last_window } else { window[d] });
+            // Input size so that the window dy (dilated by the stride) fits k times with this padding.
+            let span = (ow - 1) * stride + 1;
+            let h = span + k - 1 - lo[d] - hi[d];
+            prop_assume!(h >= 1);
+            x.push(h);
+            dy.push(ow);
+            out.push(k);
+            padding.push((lo[d], hi[d]));
+        }
+        x.push(c);
+        dy.push(o);
+        out.extend([c, o]);
+        // The dot form takes outputs no larger than the contraction.
+        prop_assume!(out.iter().product::<i64>() <= dy[..rank + 1].iter().product::<i64>());
+        let r = rank as i64;
+        let spatial: Vec<i64> = (1..=r).collect();
+        let dims = ConvDims {
+            input_batch: r + 1, input_feature: 0, input_spatial: spatial.clone(),
+            kernel_input_feature: 0, kernel_output_feature: r + 1, kernel_spatial: spatial,
+            output_batch: r, output_feature: r + 1, output_spatial: (0..r).collect(),
+        };
+        let window = ConvWindow { strides: vec![1; rank], padding, lhs_dilation: vec![1; rank], rhs_dilation: vec![stride; rank] };
+        let m = conv_module(elem, [&x, &dy, &out], dims, window, (1, 1));
+        let p = single_thread(&m);
+        let esize = if f64s { 8 } else { 4 };
+        let dot = p.plan().is_some_and(|plan| plan.steps.iter().any(|s| matches!(&s.kind, apu_compiler::plan::StepKind::Conv(k) if apu_runtime::exec::takes_dot_form(k, esize))));
+        prop_assert!(dot, "not in dot form: x {:?} dy {:?} out {:?}", x, dy, out);
         same_everywhere(&m, seed)?;
     }
 }

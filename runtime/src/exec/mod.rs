@@ -39,6 +39,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use workers::Workers;
 pub use fallbacks::{fallbacks_in_dir, fallbacks_of};
+pub use kernels::conv::takes_dot_form;
 
 /// A raw buffer pointer handed to worker threads; kernels write disjoint ranges.
 #[derive(Clone, Copy)]

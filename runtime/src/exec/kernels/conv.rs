@@ -3,6 +3,7 @@
 //! as a [window * in_features, out_features] matrix on the `gemm` crate (one thread per block), and
 //! let the GEMM write the output through its strides (NHWC and NCHW outputs need no extra copy).
 
+use super::conv_dot::{self, Value};
 use super::gemm::Element;
 use crate::exec::workers::Workers;
 use crate::exec::Ptr;
@@ -22,7 +23,7 @@ const LONG_WINDOW_ROW: usize = 64;
 /// without being read (it is the uninitialised output).
 #[allow(clippy::too_many_arguments)]
 unsafe fn block_product<T: Element>(m: usize, k: usize, n: usize, a: *const T, b: *const T, c: *mut T, rsc: isize, csc: isize) {
-    gemm::gemm(m, n, k, c, csc, rsc, false, a, 1, k as isize, b, 1, n as isize, T::ZERO, T::ONE, false, false, false, gemm::Parallelism::None)
+    super::gemm::product(m, n, k, a, 1, k as isize, b, 1, n as isize, c, csc, rsc)
 }
 
 fn unravel(mut i: usize, shape: &[usize], out: &mut [usize]) {
@@ -43,14 +44,31 @@ pub unsafe fn run(c: &ConvKernel, lhs: Ptr, rhs: Ptr, out: Ptr, workers: &Worker
     }
 }
 
-unsafe fn run_repacked_or_not<T: Element>(c: &ConvKernel, lhs: Ptr, rhs: Ptr, out: Ptr, workers: &Workers) {
+unsafe fn run_repacked_or_not<T: Value>(c: &ConvKernel, lhs: Ptr, rhs: Ptr, out: Ptr, workers: &Workers) {
     match with_features_innermost(c, std::mem::size_of::<T>()) {
         Some(r) => with_repack_buffer(r.elements, |input: *mut T| {
             r.copy.run(lhs, Ptr(input as *const u8), workers);
-            run_typed::<T>(&r.kernel, Ptr(input as *const u8), rhs, out, workers)
+            run_dot_or_im2col::<T>(&r.kernel, Ptr(input as *const u8), rhs, out, workers)
         }),
-        None => run_typed::<T>(c, lhs, rhs, out, workers),
+        None => run_dot_or_im2col::<T>(c, lhs, rhs, out, workers),
     }
+}
+
+/// Long windows into a small output (filter gradients) as dot products, the rest as im2col + GEMM.
+unsafe fn run_dot_or_im2col<T: Value>(c: &ConvKernel, lhs: Ptr, rhs: Ptr, out: Ptr, workers: &Workers) {
+    if *DOT_FORM && conv_dot::suits(c) {
+        conv_dot::run::<T>(c, lhs.get() as *const T, rhs, out, workers)
+    } else {
+        run_typed::<T>(c, lhs, rhs, out, workers)
+    }
+}
+
+/// `APU_CONV_DOT=0` sends every convolution to im2col, to measure the dot form against it.
+static DOT_FORM: once_cell::sync::Lazy<bool> = once_cell::sync::Lazy::new(|| std::env::var("APU_CONV_DOT").map_or(true, |v| v != "0"));
+
+/// Whether `c` runs as dot products over its input (`conv_dot`) rather than im2col + GEMM.
+pub fn takes_dot_form(c: &ConvKernel, elem_bytes: usize) -> bool {
+    *DOT_FORM && conv_dot::suits(with_features_innermost(c, elem_bytes).as_ref().map_or(c, |r| &r.kernel))
 }
 
 unsafe fn run_typed<T: Element>(c: &ConvKernel, lhs: Ptr, rhs: Ptr, out: Ptr, workers: &Workers) {

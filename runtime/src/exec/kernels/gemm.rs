@@ -93,26 +93,57 @@ unsafe fn block_typed<T: Element>(d: &DotKernel, a: Ptr, b: Ptr, c: Ptr, bi: usi
         std::ptr::write_bytes(cp, 0, rows * n);
         return;
     }
-    // c = 0 * c + 1 * a.b, without reading c (it is uninitialised scratch).
-    gemm::gemm(
-        rows,
-        n,
-        k,
-        cp,
-        1,
-        n as isize,
-        false,
-        (a.get() as *const T).offset(a_off),
-        lks,
-        lms,
-        (b.get() as *const T).offset(b_off),
-        rns,
-        rks,
-        T::ZERO,
-        T::ONE,
-        false,
-        false,
-        false,
-        Parallelism::None,
-    )
+    // c = a.b, without reading c (it is uninitialised scratch).
+    product(rows, n, k, (a.get() as *const T).offset(a_off), lks, lms, (b.get() as *const T).offset(b_off), rns, rks, cp, 1, n as isize)
+}
+
+/// Products whose row-major output rows are narrower than one 64-byte vector are computed into a
+/// column-major scratch and copied over (when there are at least this many times more rows).
+const NARROW_ROWS_RATIO: usize = 2;
+
+thread_local! {
+    /// The column-major scratch of narrow products, kept for the next product on this thread.
+    static NARROW: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// c[m, n] = a[m, k] * b[k, n] on this thread, every operand addressed by (column, row) strides;
+/// c is written without being read. The `gemm` crate turns a product with a row-major output
+/// around (its microkernel wants the output's columns contiguous), so an output of 6 or 10
+/// features ran the m = 6 rows of the turned product in 16-lane vectors, 10 lanes of 16 idle
+/// (LeNet's 6-feature convolutions and every 10-class dense layer). Such products are computed
+/// column-major, the long dimension on the vector lanes, and copied into place (decision 82).
+#[allow(clippy::too_many_arguments)]
+pub(in crate::exec) unsafe fn product<T: Element>(
+    m: usize,
+    n: usize,
+    k: usize,
+    a: *const T,
+    a_cs: isize,
+    a_rs: isize,
+    b: *const T,
+    b_cs: isize,
+    b_rs: isize,
+    c: *mut T,
+    c_cs: isize,
+    c_rs: isize,
+) {
+    let narrow = c_cs.unsigned_abs() < c_rs.unsigned_abs() && n * std::mem::size_of::<T>() < 64 && m >= NARROW_ROWS_RATIO * n && n > 1;
+    if !narrow {
+        gemm::gemm(m, n, k, c, c_cs, c_rs, false, a, a_cs, a_rs, b, b_cs, b_rs, T::ZERO, T::ONE, false, false, false, Parallelism::None);
+        return;
+    }
+    let words = (m * n * std::mem::size_of::<T>()).div_ceil(8);
+    let mut store = NARROW.with(|s| s.take());
+    if store.capacity() < words {
+        store = Vec::with_capacity(words);
+    }
+    let t = store.as_mut_ptr() as *mut T;
+    gemm::gemm(m, n, k, t, m as isize, 1, false, a, a_cs, a_rs, b, b_cs, b_rs, T::ZERO, T::ONE, false, false, false, Parallelism::None);
+    for i in 0..m {
+        let row = c.offset(i as isize * c_rs);
+        for j in 0..n {
+            *row.offset(j as isize * c_cs) = *t.add(j * m + i);
+        }
+    }
+    NARROW.with(|s| *s.borrow_mut() = store);
 }

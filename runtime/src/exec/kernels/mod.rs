@@ -5,6 +5,7 @@
 
 pub(super) mod arg_reduce;
 pub(super) mod conv;
+pub(super) mod conv_dot;
 pub(super) mod depthwise;
 pub(super) mod dynamic_slice;
 pub(super) mod fold;
