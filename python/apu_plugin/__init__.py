@@ -121,6 +121,16 @@ def _enable_callbacks(path: pathlib.Path) -> None:
         logger.warning("apu: could not enable host callbacks (jax.debug.print, pure_callback): %s", exc)
 
 
+def _enable_compilation_cache() -> None:
+    # JAX's persistent compilation cache, which JAX uses only on platforms it names (cache.py).
+    try:
+        from . import cache
+
+        cache.register(PLATFORM_NAME)
+    except Exception as exc:  # private API: never let a JAX change break registration
+        logger.warning("apu: could not enable JAX's persistent compilation cache: %s", exc)
+
+
 def initialize() -> None:
     level, message = jax_version_check(_installed_version("jax"), _installed_version("jaxlib"))
     logger.log(level, message)
@@ -153,3 +163,4 @@ def initialize() -> None:
     _enable_donation()
     _enable_lowerings()
     _enable_callbacks(path)
+    _enable_compilation_cache()

@@ -9,7 +9,7 @@ use super::layout_list::LayoutList;
 use super::memory::MEMORY_KIND;
 use super::types::pjrt_type;
 use apu_pjrt_api::*;
-use apu_runtime::client::{serialize, Executable, ProgramSource};
+use apu_runtime::client::{Executable, ProgramSource};
 use std::os::raw::c_char;
 use std::sync::{Arc, OnceLock};
 
@@ -317,7 +317,7 @@ pub(crate) unsafe extern "C" fn executable_serialize(
 ) -> *mut PJRT_Error {
     entry("PJRT_Executable_Serialize", args, |a| {
         let e = unsafe { executable(a.executable)? };
-        let owned = Box::new(OwnedBytes(serialize(&e.source)));
+        let owned = Box::new(OwnedBytes(e.serialize()));
         a.serialized_bytes = owned.0.as_ptr() as *const c_char;
         a.serialized_bytes_size = owned.0.len();
         a.serialized_executable = Box::into_raw(owned) as *mut PJRT_SerializedExecutable;

@@ -5,7 +5,7 @@ use super::client::{client, ClientState};
 use super::executable::{read_source, ExecutableHandle, ExecutableView, OwnedBytes};
 use super::guard::{args_min_size, entry, handle, slice, ApiResult, PtrList};
 use apu_pjrt_api::*;
-use apu_runtime::client::{deserialize, LoadedExecutable};
+use apu_runtime::client::{Executable, LoadedExecutable};
 use std::os::raw::c_char;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -151,7 +151,6 @@ pub(crate) unsafe extern "C" fn executable_deserialize_and_load(
                 "serialized_executable",
             )?
         };
-        let mut source = deserialize(bytes)?;
         let overridden = unsafe {
             slice(
                 a.overridden_serialized_compile_options as *const u8,
@@ -159,10 +158,9 @@ pub(crate) unsafe extern "C" fn executable_deserialize_and_load(
                 "overridden_serialized_compile_options",
             )?
         };
-        if !overridden.is_empty() {
-            source.options = overridden.to_vec();
-        }
-        let exe = ExecutableView::compile(source)?;
+        // Logged like PJRT_Client_Compile: with APU_LOG=debug a run shows which of the two made each program.
+        tracing::debug!("PJRT_Executable_DeserializeAndLoad: {} bytes", bytes.len());
+        let exe = ExecutableView::new(Executable::deserialize(bytes, overridden)?);
         a.loaded_executable = LoadedHandle::load(exe, c.state.clone())?.into_raw();
         Ok(())
     })

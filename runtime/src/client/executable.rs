@@ -3,6 +3,7 @@
 //! the source it came from (to serialize it and to compile it again with other options).
 
 use super::compile;
+use super::{envelope, host_bound};
 use super::fnv1a;
 use super::partition::Partitioning;
 use crate::exec::Program;
@@ -43,6 +44,8 @@ pub struct Executable {
     /// Per parameter: the output it may alias (`tf.aliasing_output`), i.e. donated inputs.
     pub aliasing_outputs: Vec<Option<u32>>,
     fingerprint: String,
+    /// Whether the program calls host callbacks, which bind it to this process (`host_bound.rs`).
+    pub calls_host: bool,
 }
 
 fn tensor_types(types: &[Type], what: &str) -> Result<Vec<TensorType>> {
@@ -110,7 +113,9 @@ impl Executable {
             env!("CARGO_PKG_VERSION"),
             fnv1a(&[source.format.as_bytes(), &source.code, &source.options])
         );
+        let calls_host = host_bound::calls_host(module.module());
         Ok(Arc::new(Executable {
+            calls_host,
             name,
             program: compiled.program,
             last_run_ns: AtomicU64::new(u64::MAX),
@@ -135,6 +140,24 @@ impl Executable {
         Executable::compile(source)
     }
 
+    /// `PJRT_Executable_Serialize`: the source in apu's envelope, with this process's token when the
+    /// program calls the host.
+    pub fn serialize(&self) -> Vec<u8> {
+        envelope::serialize(&self.source, host_bound::origin_for(self.calls_host))
+    }
+
+    /// `PJRT_Executable_DeserializeAndLoad`: compiles a serialized program again (with the caller's
+    /// options if it gives any), refusing one that calls the host of another process.
+    pub fn deserialize(bytes: &[u8], overridden_options: &[u8]) -> Result<Arc<Executable>> {
+        let envelope::Envelope { mut source, origin } = envelope::deserialize(bytes)?;
+        if !overridden_options.is_empty() {
+            source.options = overridden_options.to_vec();
+        }
+        let exe = Executable::compile(source)?;
+        host_bound::check_origin(&exe.name, exe.calls_host, origin.as_deref())?;
+        Ok(exe)
+    }
+
     pub fn fingerprint(&self) -> &str {
         &self.fingerprint
     }
@@ -156,72 +179,9 @@ impl Executable {
     }
 }
 
-// ---- Serialization: apu's own envelope ---------------------------------------------------------
-
-const ENVELOPE_MAGIC: &[u8; 8] = b"APUEXEC\0";
-const ENVELOPE_VERSION: u32 = 1;
-
-/// `magic, version (u32 LE), then format, code, options each as (u64 LE length, bytes)`.
-pub fn serialize(source: &ProgramSource) -> Vec<u8> {
-    let mut out = Vec::with_capacity(32 + source.code.len() + source.options.len());
-    out.extend_from_slice(ENVELOPE_MAGIC);
-    out.extend_from_slice(&ENVELOPE_VERSION.to_le_bytes());
-    for part in [source.format.as_bytes(), &source.code, &source.options] {
-        out.extend_from_slice(&(part.len() as u64).to_le_bytes());
-        out.extend_from_slice(part);
-    }
-    out
-}
-
-pub fn deserialize(bytes: &[u8]) -> Result<ProgramSource> {
-    let bad = |msg: String| Error::invalid(format!("not a serialized apu executable: {msg}"));
-    if bytes.len() < 12 || &bytes[..8] != ENVELOPE_MAGIC {
-        return Err(bad("missing APUEXEC header".into()));
-    }
-    let version = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
-    if version != ENVELOPE_VERSION {
-        return Err(bad(format!("envelope version {version}, this apu reads {ENVELOPE_VERSION}")));
-    }
-    let mut pos = 12;
-    let mut parts = Vec::new();
-    for what in ["format", "code", "options"] {
-        let len_bytes = bytes.get(pos..pos + 8).ok_or_else(|| bad(format!("truncated before the {what} length")))?;
-        let len = u64::from_le_bytes(len_bytes.try_into().expect("8 bytes"));
-        pos += 8;
-        let end = usize::try_from(len)
-            .ok()
-            .and_then(|l| pos.checked_add(l))
-            .filter(|&e| e <= bytes.len())
-            .ok_or_else(|| bad(format!("{what} of {len} bytes runs past the end at byte {pos}")))?;
-        parts.push(bytes[pos..end].to_vec());
-        pos = end;
-    }
-    if pos != bytes.len() {
-        return Err(bad(format!("{} trailing bytes", bytes.len() - pos)));
-    }
-    let options = parts.pop().expect("three parts");
-    let code = parts.pop().expect("three parts");
-    let format = String::from_utf8(parts.pop().expect("three parts")).map_err(|_| bad("format is not UTF-8".into()))?;
-    Ok(ProgramSource { format, code, options })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn envelope_round_trips_and_rejects_damage() {
-        let src = ProgramSource { format: "mlir".into(), code: vec![1, 2, 3], options: vec![9; 5] };
-        let bytes = serialize(&src);
-        assert_eq!(deserialize(&bytes).unwrap(), src);
-        for cut in 0..bytes.len() {
-            assert!(deserialize(&bytes[..cut]).is_err(), "truncated at {cut}");
-        }
-        let mut extra = bytes.clone();
-        extra.push(0);
-        assert!(deserialize(&extra).is_err());
-        assert!(deserialize(b"garbage garbage garbage").is_err());
-    }
 
     #[test]
     fn counts_come_from_options_when_set() {

@@ -11,15 +11,17 @@
 
 pub mod compile;
 mod device;
+mod envelope;
 mod executable;
 mod execute;
 mod fingerprint;
+mod host_bound;
 mod loaded;
 pub mod partition;
 mod topology;
 
 pub use device::{Device, MemorySpace, DEVICE_KIND, MEMORY_KIND, MEMORY_KIND_ID};
-pub use executable::{deserialize, serialize, Executable, ProgramSource};
+pub use executable::{Executable, ProgramSource};
 pub use execute::{ExecuteOptions, INLINE_BELOW_NS};
 pub use fingerprint::fnv1a;
 pub use loaded::LoadedExecutable;
