@@ -26,7 +26,7 @@ unsafe fn block_product<T: Element>(m: usize, k: usize, n: usize, a: *const T, b
     super::gemm::product(m, n, k, a, 1, k as isize, b, 1, n as isize, c, csc, rsc)
 }
 
-fn unravel(mut i: usize, shape: &[usize], out: &mut [usize]) {
+pub(super) fn unravel(mut i: usize, shape: &[usize], out: &mut [usize]) {
     for d in (0..shape.len()).rev() {
         let n = shape[d].max(1);
         out[d] = i % n;
@@ -205,24 +205,13 @@ struct Repack {
 }
 
 thread_local! {
-    /// The repacked input of [`with_features_innermost`], kept for the next convolution of this
-    /// thread: a fresh allocation of a few MiB per call was zeroed and page-faulted every time.
+    /// The repacked input of [`with_features_innermost`], kept for the next convolution of this thread.
     static REPACK: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// Runs `f` on an uninitialised buffer of `elements` values of `T` (which `f` writes before it reads).
 unsafe fn with_repack_buffer<T: Element, R>(elements: usize, f: impl FnOnce(*mut T) -> R) -> R {
-    const KEPT_WORDS: usize = 1 << 24;
-    let words = (elements * std::mem::size_of::<T>()).div_ceil(8);
-    let mut store = REPACK.with(|r| r.take());
-    if store.capacity() < words {
-        store = Vec::with_capacity(words);
-    }
-    let out = f(store.as_mut_ptr() as *mut T);
-    if store.capacity() <= KEPT_WORDS {
-        REPACK.with(|r| *r.borrow_mut() = store);
-    }
-    out
+    super::scratch::with_scratch(&REPACK, elements, f)
 }
 
 /// The im2col rows of output positions `s0..s0 + take` of one batch item (its input at `lp + base`)

@@ -141,31 +141,21 @@ unsafe fn with_kernel_rows<T: Value, R>(c: &ConvKernel, rhs: Ptr, workers: &Work
     let shape: Vec<usize> = std::iter::once(co).chain(c.kernel_spatial.iter().copied()).chain([c.in_features]).collect();
     let strides: Vec<isize> = std::iter::once(c.rhs_out_stride).chain(c.rhs_spatial_strides.iter().copied()).chain([c.rhs_in_stride]).collect();
     let elements: usize = shape.iter().product();
-    let words = (elements * std::mem::size_of::<T>()).div_ceil(8);
-    let mut store = KERNEL_ROWS.with(|r| r.take());
-    if store.capacity() < words {
-        store = Vec::with_capacity(words);
-    }
-    let dst = store.as_mut_ptr() as *mut T;
-    match Transposed::new(&shape, &strides, 0, std::mem::size_of::<T>()) {
-        Some(t) => t.run(rhs, Ptr(dst as *const u8), workers),
-        None => {
-            // Already feature-innermost (or too small to tile): a plain strided copy.
-            let src = rhs.get() as *const T;
-            let mut index = vec![0usize; shape.len()];
-            for e in 0..elements {
-                let mut rest = e;
-                for d in (0..shape.len()).rev() {
-                    index[d] = rest % shape[d];
-                    rest /= shape[d];
+    super::scratch::with_scratch(&KERNEL_ROWS, elements, |dst: *mut T| {
+        match Transposed::new(&shape, &strides, 0, std::mem::size_of::<T>()) {
+            Some(t) => t.run(rhs, Ptr(dst as *const u8), workers),
+            None => {
+                // Already feature-innermost (or too small to tile): a plain strided copy.
+                let src = rhs.get() as *const T;
+                let mut index = vec![0usize; shape.len()];
+                for e in 0..elements {
+                    super::conv::unravel(e, &shape, &mut index);
+                    *dst.add(e) = *src.offset(index.iter().zip(&strides).map(|(&i, &s)| i as isize * s).sum());
                 }
-                *dst.add(e) = *src.offset(index.iter().zip(&strides).map(|(&i, &s)| i as isize * s).sum());
             }
         }
-    }
-    let result = f(dst);
-    KERNEL_ROWS.with(|r| *r.borrow_mut() = store);
-    result
+        f(dst)
+    })
 }
 
 unsafe fn item_dispatch<T: Value>(level: CpuLevel, c: &ConvKernel, g: &Geometry, item: usize, lhs: *const T, kernel: *const T, acc: *mut T) {

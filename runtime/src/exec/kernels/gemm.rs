@@ -132,18 +132,13 @@ pub(in crate::exec) unsafe fn product<T: Element>(
         gemm::gemm(m, n, k, c, c_cs, c_rs, false, a, a_cs, a_rs, b, b_cs, b_rs, T::ZERO, T::ONE, false, false, false, Parallelism::None);
         return;
     }
-    let words = (m * n * std::mem::size_of::<T>()).div_ceil(8);
-    let mut store = NARROW.with(|s| s.take());
-    if store.capacity() < words {
-        store = Vec::with_capacity(words);
-    }
-    let t = store.as_mut_ptr() as *mut T;
-    gemm::gemm(m, n, k, t, m as isize, 1, false, a, a_cs, a_rs, b, b_cs, b_rs, T::ZERO, T::ONE, false, false, false, Parallelism::None);
-    for i in 0..m {
-        let row = c.offset(i as isize * c_rs);
-        for j in 0..n {
-            *row.offset(j as isize * c_cs) = *t.add(j * m + i);
+    super::scratch::with_scratch(&NARROW, m * n, |t: *mut T| {
+        gemm::gemm(m, n, k, t, m as isize, 1, false, a, a_cs, a_rs, b, b_cs, b_rs, T::ZERO, T::ONE, false, false, false, Parallelism::None);
+        for i in 0..m {
+            let row = c.offset(i as isize * c_rs);
+            for j in 0..n {
+                *row.offset(j as isize * c_cs) = *t.add(j * m + i);
+            }
         }
-    }
-    NARROW.with(|s| *s.borrow_mut() = store);
+    })
 }

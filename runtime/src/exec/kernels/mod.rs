@@ -1,7 +1,8 @@
 //! The kernels one plan step runs on whole buffers: reductions (`reduce`, `arg_reduce`, `fold`),
 //! windows and padding (`window`), GEMM-backed dots and convolutions (`gemm`, `conv`,
 //! `depthwise`), copies that move elements without computing them (`transpose`,
-//! `dynamic_slice`, `indexed_copy`), and row-blocked groups (`rows`).
+//! `dynamic_slice`, `indexed_copy`), row-blocked groups (`rows`), and the per-thread scratch
+//! buffers some of them keep between calls (`scratch`).
 
 pub(super) mod arg_reduce;
 pub(super) mod conv;
@@ -13,6 +14,7 @@ pub(super) mod gemm;
 pub(super) mod indexed_copy;
 pub(super) mod reduce;
 pub(super) mod rows;
+pub(super) mod scratch;
 pub(super) mod steps;
 pub(super) mod transpose;
 pub(super) mod window;
