@@ -97,7 +97,7 @@ fn client_devices_memories_and_lookups() {
     let devices = client.devices();
     assert_eq!(devices.len(), 3);
     let memories = client.memories();
-    assert_eq!(memories.len(), 3);
+    assert_eq!(memories.len(), 9, "three memory kinds per device");
     for (i, &d) in devices.iter().enumerate() {
         let mut desc = args!(PJRT_Device_GetDescription_Args { device: d });
         call!(PJRT_Device_GetDescription, &mut desc).unwrap();
@@ -114,18 +114,26 @@ fn client_devices_memories_and_lookups() {
             unsafe { str_from(kind.device_kind, kind.device_kind_size) },
             "apu"
         );
-        // The device's memory is one of the client's, of kind "device", addressable by the device.
-        let mem = client.default_memory(d);
-        assert_eq!(mem, memories[i]);
-        let mut k = args!(PJRT_Memory_Kind_Args { memory: mem });
-        call!(PJRT_Memory_Kind, &mut k).unwrap();
-        assert_eq!(unsafe { str_from(k.kind, k.kind_size) }, "device");
-        let mut by = args!(PJRT_Memory_AddressableByDevices_Args { memory: mem });
-        call!(PJRT_Memory_AddressableByDevices, &mut by).unwrap();
-        assert_eq!(
-            unsafe { std::slice::from_raw_parts(by.devices, by.num_devices) },
-            &[d]
-        );
+        // The device's default memory is its first, of kind "device"; it has one memory of each
+        // kind, each one of the client's and addressable by this device only.
+        let mut own = args!(PJRT_Device_AddressableMemories_Args { device: d });
+        call!(PJRT_Device_AddressableMemories, &mut own).unwrap();
+        let own = unsafe { std::slice::from_raw_parts(own.memories, own.num_memories) }.to_vec();
+        assert_eq!(client.default_memory(d), own[0]);
+        let mut kinds = Vec::new();
+        for &mem in &own {
+            assert!(memories.contains(&mem));
+            let mut k = args!(PJRT_Memory_Kind_Args { memory: mem });
+            call!(PJRT_Memory_Kind, &mut k).unwrap();
+            kinds.push(unsafe { str_from(k.kind, k.kind_size) }.to_string());
+            let mut by = args!(PJRT_Memory_AddressableByDevices_Args { memory: mem });
+            call!(PJRT_Memory_AddressableByDevices, &mut by).unwrap();
+            assert_eq!(
+                unsafe { std::slice::from_raw_parts(by.devices, by.num_devices) },
+                &[d]
+            );
+        }
+        assert_eq!(kinds, ["device", "pinned_host", "unpinned_host"]);
         let mut look = args!(PJRT_Client_LookupDevice_Args {
             client: client.0,
             id: i as i32

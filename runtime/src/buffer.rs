@@ -2,6 +2,7 @@
 //! (explicitly or by donation to an execution), and can be pinned by external references so that a
 //! raw pointer handed out to a framework stays valid.
 
+use crate::client::MemoryKind;
 use crate::event::Event;
 use crate::memory_stats::MemoryStats;
 use crate::tensor::Tensor;
@@ -26,10 +27,11 @@ struct ExternalRefs {
     pin: Option<Tensor>,
 }
 
-/// A buffer on one virtual device.
+/// A buffer in one memory space of one virtual device.
 pub struct DeviceBuffer {
     ty: TensorType,
     device: usize,
+    memory: MemoryKind,
     ready: Event,
     contents: Mutex<Contents>,
     deleted: AtomicBool,
@@ -44,8 +46,9 @@ impl std::fmt::Debug for DeviceBuffer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "DeviceBuffer({} on device {}, deleted: {})",
+            "DeviceBuffer({} in {} memory of device {}, deleted: {})",
             self.ty,
+            self.memory,
             self.device,
             self.is_deleted()
         )
@@ -111,11 +114,17 @@ impl DeviceBuffer {
         }
     }
 
-    /// A buffer that is ready now.
+    /// A buffer in the default (`device`) memory that is ready now.
     pub fn ready(tensor: Tensor, device: usize) -> Arc<Self> {
+        Self::ready_in(tensor, device, MemoryKind::Device)
+    }
+
+    /// A buffer in `device`'s memory of kind `memory` that is ready now.
+    pub fn ready_in(tensor: Tensor, device: usize, memory: MemoryKind) -> Arc<Self> {
         Arc::new(DeviceBuffer {
             ty: tensor.ty.clone(),
             device,
+            memory,
             ready: Event::ready(),
             contents: Mutex::new(Contents::Ready(tensor)),
             deleted: AtomicBool::new(false),
@@ -128,11 +137,18 @@ impl DeviceBuffer {
         })
     }
 
-    /// A buffer whose contents some asynchronous work will supply through the promise.
+    /// A buffer in the default (`device`) memory whose contents some asynchronous work will
+    /// supply through the promise.
     pub fn pending(ty: TensorType, device: usize) -> BufferPromise {
+        Self::pending_in(ty, device, MemoryKind::Device)
+    }
+
+    /// Like [`DeviceBuffer::pending`], in `device`'s memory of kind `memory`.
+    pub fn pending_in(ty: TensorType, device: usize, memory: MemoryKind) -> BufferPromise {
         let buffer = Arc::new(DeviceBuffer {
             ty,
             device,
+            memory,
             ready: Event::new(),
             contents: Mutex::new(Contents::Pending),
             deleted: AtomicBool::new(false),
@@ -185,6 +201,11 @@ impl DeviceBuffer {
     /// Index of the device that holds the buffer.
     pub fn device(&self) -> usize {
         self.device
+    }
+
+    /// The kind of the device memory this buffer is in.
+    pub fn memory(&self) -> MemoryKind {
+        self.memory
     }
 
     /// Fires when the contents are available (or their production failed).

@@ -13,6 +13,7 @@ use super::types::{pjrt_type, storage_type};
 use apu_compiler::ir::TensorType;
 use apu_pjrt_api::*;
 use apu_runtime::layout::{byte_extent, gather_strided_into, scatter_strided};
+use apu_runtime::client::MemoryKind;
 use apu_runtime::{AlignedBytes, DeviceBuffer, Event, Tensor};
 use std::os::raw::c_void;
 use std::sync::Arc;
@@ -180,7 +181,7 @@ pub(crate) unsafe extern "C" fn client_buffer_from_host_buffer(
             ));
         }
         let ty = unsafe { tensor_type(a.dims, a.num_dims, a.type_)? };
-        let device = c.state.target_device(a.device, a.memory)?;
+        let (device, kind) = c.state.target_place(a.device, a.memory)?;
         unsafe { check_device_layout(a.device_layout, &ty)? };
         let elem = ty.elem.byte_size();
         let strides = if a.byte_strides.is_null() || a.num_byte_strides == 0 && !ty.shape.is_empty()
@@ -197,7 +198,7 @@ pub(crate) unsafe extern "C" fn client_buffer_from_host_buffer(
             tensor.ty,
             &tensor.bytes()[..tensor.bytes().len().min(16)]
         );
-        let buf = DeviceBuffer::ready(tensor, device);
+        let buf = DeviceBuffer::ready_in(tensor, device, kind);
         a.done_with_host_buffer = EventHandle::into_raw(Event::ready());
         a.buffer = BufferHandle::into_raw_as(c.state.clone(), buf, a.type_);
         Ok(())
@@ -211,11 +212,11 @@ pub(crate) unsafe extern "C" fn client_create_uninitialized_buffer(
         let c = unsafe { client(a.client)? };
         let ty = unsafe { tensor_type(a.shape_dims, a.shape_num_dims, a.shape_element_type)? };
         unsafe { check_device_layout(a.shape_layout, &ty)? };
-        let device = c.state.target_device(a.device, a.memory)?;
+        let (device, kind) = c.state.target_place(a.device, a.memory)?;
         // Zero-filled: "uninitialized" contents are unspecified, and zeros are the safest choice.
         a.buffer = BufferHandle::into_raw_as(
             c.state.clone(),
-            DeviceBuffer::ready(Tensor::zeroed(ty), device),
+            DeviceBuffer::ready_in(Tensor::zeroed(ty), device, kind),
             a.shape_element_type,
         );
         Ok(())
@@ -230,11 +231,11 @@ pub(crate) unsafe extern "C" fn client_create_error_buffer(
     entry("PJRT_Client_CreateErrorBuffer", args, |a| {
         let c = unsafe { client(a.client)? };
         let ty = unsafe { tensor_type(a.shape_dims, a.shape_num_dims, a.shape_element_type)? };
-        let device = c.state.target_device(std::ptr::null(), a.memory)?;
+        let (device, kind) = c.state.target_place(std::ptr::null(), a.memory)?;
         let message = unsafe {
             super::guard::string_arg(a.error_message, a.error_message_size, "error_message")?
         };
-        let promise = DeviceBuffer::pending(ty, device);
+        let promise = DeviceBuffer::pending_in(ty, device, kind);
         let buffer = promise.buffer().clone();
         promise.fulfill(Err(apu_runtime::Error::new(code_from_raw(a.error_code), message)));
         a.buffer = BufferHandle::into_raw_as(c.state.clone(), buffer, a.shape_element_type);
@@ -342,7 +343,7 @@ pub(crate) unsafe extern "C" fn buffer_memory(
 ) -> *mut PJRT_Error {
     entry("PJRT_Buffer_Memory", args, |a| {
         let b = unsafe { buffer(a.buffer, "buffer")? };
-        a.memory = b.client.devices[b.buffer.device()].default_memory();
+        a.memory = b.client.memory_of(b.buffer.device(), b.buffer.memory());
         Ok(())
     })
 }
@@ -365,15 +366,15 @@ pub(crate) unsafe extern "C" fn buffer_is_deleted(
     })
 }
 
-/// A new buffer on `device` with the contents of `src` once they are ready. Tensors are immutable,
-/// so the copy shares the bytes.
-fn copy_to(src: &BufferHandle, device: usize) -> ApiResult<*mut PJRT_Buffer> {
+/// A new buffer in `device`'s memory of `kind` with the contents of `src` once they are ready.
+/// Tensors are immutable, so the copy shares the bytes (every memory kind is host memory).
+fn copy_to(src: &BufferHandle, device: usize, kind: MemoryKind) -> ApiResult<*mut PJRT_Buffer> {
     if src.buffer.is_deleted() {
         return Err(ApiError::invalid_argument(
             "cannot copy a deleted or donated buffer",
         ));
     }
-    let promise = DeviceBuffer::pending(src.buffer.ty().clone(), device);
+    let promise = DeviceBuffer::pending_in(src.buffer.ty().clone(), device, kind);
     let dst = promise.buffer().clone();
     let source = src.buffer.clone();
     src.buffer.ready_event().on_ready(move |outcome| {
@@ -395,8 +396,9 @@ pub(crate) unsafe extern "C" fn buffer_copy_to_device(
 ) -> *mut PJRT_Error {
     entry("PJRT_Buffer_CopyToDevice", args, |a| {
         let b = unsafe { buffer(a.buffer, "buffer")? };
+        // To the device's default memory, as XLA's clients do.
         let device = b.client.device_index(a.dst_device)?;
-        a.dst_buffer = copy_to(b, device)?;
+        a.dst_buffer = copy_to(b, device, MemoryKind::Device)?;
         Ok(())
     })
 }
@@ -407,8 +409,8 @@ pub(crate) unsafe extern "C" fn buffer_copy_to_memory(
     entry("PJRT_Buffer_CopyToMemory", args, |a| {
         let b = unsafe { buffer(a.buffer, "buffer")? };
         unsafe { memory(a.dst_memory)? };
-        let device = b.client.memory_device(a.dst_memory)?;
-        a.dst_buffer = copy_to(b, device)?;
+        let (device, kind) = b.client.memory_place(a.dst_memory)?;
+        a.dst_buffer = copy_to(b, device, kind)?;
         Ok(())
     })
 }

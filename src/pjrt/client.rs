@@ -10,6 +10,7 @@ use super::memory::Memory;
 use super::topology::{Topology, PLATFORM_NAME, PLATFORM_VERSION};
 use apu_pjrt_api::*;
 use apu_runtime::client as model;
+use apu_runtime::client::MemoryKind;
 use std::os::raw::c_char;
 use std::sync::Arc;
 
@@ -30,11 +31,15 @@ impl ClientState {
     pub fn new(num_devices: usize) -> Arc<Self> {
         let model = model::Client::new(num_devices);
         let mut devices: Vec<Box<Device>> = model.devices().iter().map(|d| Box::new(Device::new(d))).collect();
-        let mut memories: Vec<Box<Memory>> = model.devices().iter().map(|d| Box::new(Memory::new(&d.memory))).collect();
-        // Boxes do not move, so these pointers stay valid for the life of the state.
-        for (d, m) in devices.iter_mut().zip(memories.iter_mut()) {
-            d.memories = PtrList(vec![m.as_raw()]);
-            m.devices = PtrList(vec![d.as_raw()]);
+        let mut memories: Vec<Box<Memory>> =
+            model.devices().iter().flat_map(|d| d.memories.iter().map(|m| Box::new(Memory::new(m)))).collect();
+        // Boxes do not move, so these pointers stay valid for the life of the state. Each device's
+        // memories are consecutive, in the model's order (its default memory first).
+        for (d, ms) in devices.iter_mut().zip(memories.chunks_mut(MemoryKind::ALL.len())) {
+            d.memories = PtrList(ms.iter().map(|m| m.as_raw()).collect());
+            for m in ms {
+                m.devices = PtrList(vec![d.as_raw()]);
+            }
         }
         let device_ptrs = PtrList(devices.iter().map(|d| d.as_raw()).collect());
         let memory_ptrs = PtrList(memories.iter().map(|m| m.as_raw()).collect());
@@ -65,32 +70,39 @@ impl ClientState {
             .ok_or_else(|| ApiError::invalid_argument("the device does not belong to this client"))
     }
 
-    /// The device index a memory pointer designates, checking that it belongs to this client.
-    pub fn memory_device(&self, raw: *const PJRT_Memory) -> ApiResult<usize> {
+    /// The (device index, kind) of the memory a pointer designates, checking that it belongs to
+    /// this client.
+    pub fn memory_place(&self, raw: *const PJRT_Memory) -> ApiResult<(usize, MemoryKind)> {
         self.memories
             .iter()
             .find(|m| std::ptr::eq(m.as_raw(), raw))
-            .map(|m| m.device_index)
+            .map(|m| (m.device_index, m.kind))
             .ok_or_else(|| ApiError::invalid_argument("the memory does not belong to this client"))
     }
 
-    /// Resolves the (device, memory) pair of a buffer-creating call to a device index.
-    pub fn target_device(
+    /// The C view of device `device`'s memory of `kind`.
+    pub fn memory_of(&self, device: usize, kind: MemoryKind) -> *mut PJRT_Memory {
+        self.devices[device].memories.0[kind.position()]
+    }
+
+    /// Resolves the (device, memory) pair of a buffer-creating call to where the buffer goes: the
+    /// memory's device and kind, or the device's default memory when no memory is given.
+    pub fn target_place(
         &self,
         device: *const PJRT_Device,
         memory: *const PJRT_Memory,
-    ) -> ApiResult<usize> {
+    ) -> ApiResult<(usize, MemoryKind)> {
         match (device.is_null(), memory.is_null()) {
             (_, false) => {
-                let from_memory = self.memory_device(memory)?;
-                if !device.is_null() && self.device_index(device)? != from_memory {
+                let place = self.memory_place(memory)?;
+                if !device.is_null() && self.device_index(device)? != place.0 {
                     return Err(ApiError::invalid_argument(
                         "`device` and `memory` designate different devices",
                     ));
                 }
-                Ok(from_memory)
+                Ok(place)
             }
-            (false, true) => self.device_index(device),
+            (false, true) => Ok((self.device_index(device)?, MemoryKind::Device)),
             (true, true) => Err(ApiError::invalid_argument(
                 "neither `device` nor `memory` is set",
             )),
@@ -367,22 +379,21 @@ mod tests {
     #[test]
     fn state_links_devices_and_memories() {
         let state = ClientState::new(2);
+        assert_eq!(state.memories.len(), 6);
         for (i, d) in state.devices.iter().enumerate() {
-            assert_eq!(d.memories.0, vec![state.memories[i].as_raw()]);
-            assert_eq!(state.memories[i].devices.0, vec![d.as_raw()]);
-            assert_eq!(state.memory_device(d.default_memory()).unwrap(), i);
+            assert_eq!(d.memories.0.len(), 3);
+            assert_eq!(state.memory_place(d.default_memory()).unwrap(), (i, MemoryKind::Device));
+            for kind in MemoryKind::ALL {
+                let m = state.memory_of(i, kind);
+                assert_eq!(state.memory_place(m).unwrap(), (i, kind));
+                let view = unsafe { &*(m as *const Memory) };
+                assert_eq!(view.devices.0, vec![d.as_raw()]);
+            }
         }
-        assert_eq!(
-            state
-                .target_device(std::ptr::null(), state.memories[1].as_raw())
-                .unwrap(),
-            1
-        );
-        assert!(state
-            .target_device(state.devices[0].as_raw(), state.memories[1].as_raw())
-            .is_err());
-        assert!(state
-            .target_device(std::ptr::null(), std::ptr::null())
-            .is_err());
+        let pinned1 = state.memory_of(1, MemoryKind::PinnedHost);
+        assert_eq!(state.target_place(std::ptr::null(), pinned1).unwrap(), (1, MemoryKind::PinnedHost));
+        assert_eq!(state.target_place(state.devices[1].as_raw(), std::ptr::null()).unwrap(), (1, MemoryKind::Device));
+        assert!(state.target_place(state.devices[0].as_raw(), pinned1).is_err());
+        assert!(state.target_place(std::ptr::null(), std::ptr::null()).is_err());
     }
 }

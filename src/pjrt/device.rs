@@ -22,7 +22,7 @@ pub(crate) struct DeviceDescription {
 pub(crate) struct Device {
     pub index: usize,
     pub description: DeviceDescription,
-    /// This device's memories (one, of kind "device"); filled in by the client after creation
+    /// This device's memories (one per kind, the default first); filled in by the client after creation
     /// because memories and devices point at each other.
     pub memories: PtrList<PJRT_Memory>,
     /// Bytes held by the live buffers of this device (the model device's accounting).

@@ -6,7 +6,6 @@ use super::api_error::ApiError;
 use super::attributes::{AttrValue, NamedValues};
 use super::guard::{args_min_size, entry, handle, slice, string_arg, ApiResult};
 use super::layout_list::LayoutList;
-use super::memory::MEMORY_KIND;
 use super::types::pjrt_type;
 use apu_pjrt_api::*;
 use apu_runtime::client::{Executable, ProgramSource};
@@ -46,17 +45,21 @@ impl std::ops::Deref for ExecutableView {
 impl ExecutableView {
     pub fn new(model: Arc<Executable>) -> Arc<ExecutableView> {
         let (params, outputs) = (&model.param_types, &model.output_types);
-        let kind = MEMORY_KIND.as_ptr() as *const c_char;
+        let names = |kinds: &[apu_runtime::client::MemoryKind]| -> (Vec<*const c_char>, Vec<usize>) {
+            kinds.iter().map(|k| (k.name().as_ptr() as *const c_char, k.name().len())).unzip()
+        };
+        let (output_memory_kinds, output_memory_kind_sizes) = names(&model.output_memory_kinds);
+        let (param_memory_kinds, param_memory_kind_sizes) = names(&model.param_memory_kinds);
         Arc::new(ExecutableView {
             param_layouts: LayoutList::descending(params.iter().map(|t| t.rank())),
             output_layouts: LayoutList::descending(outputs.iter().map(|t| t.rank())),
             output_pjrt_types: outputs.iter().map(|t| pjrt_type(t.elem)).collect(),
             output_dims: outputs.iter().flat_map(|t| t.shape.iter().copied()).collect(),
             output_dim_sizes: outputs.iter().map(|t| t.rank()).collect(),
-            output_memory_kinds: vec![kind; outputs.len()],
-            output_memory_kind_sizes: vec![MEMORY_KIND.len(); outputs.len()],
-            param_memory_kinds: vec![kind; params.len()],
-            param_memory_kind_sizes: vec![MEMORY_KIND.len(); params.len()],
+            output_memory_kinds,
+            output_memory_kind_sizes,
+            param_memory_kinds,
+            param_memory_kind_sizes,
             cost: OnceLock::new(),
             param_shardings: model.partitioning.as_ref().map(|p| super::shardings::ShardingList::new(&p.params)),
             output_shardings: model.partitioning.as_ref().map(|p| super::shardings::ShardingList::new(&p.results)),

@@ -1,4 +1,4 @@
-//! `PJRT_Memory`: the C view of a device's memory space (one of kind "device" per device). Since API 0.112 a `PJRT_Memory`
+//! `PJRT_Memory`: the C view of one of a device's memory spaces (one per kind, `device` first). Since API 0.112 a `PJRT_Memory`
 //! starts with a function table through which a framework may attach keyed user data, so the
 //! object is `#[repr(C)]` with that header first.
 
@@ -8,7 +8,7 @@ use apu_pjrt_api::*;
 use std::os::raw::{c_char, c_void};
 use std::sync::Mutex;
 
-pub(crate) use apu_runtime::client::{MEMORY_KIND, MEMORY_KIND_ID};
+use apu_runtime::client::MemoryKind;
 
 type UserDataDtor = unsafe extern "C" fn(*mut c_void);
 
@@ -23,6 +23,7 @@ pub(crate) struct Memory {
     header: PJRT_Memory,
     pub id: usize,
     pub device_index: usize,
+    pub kind: MemoryKind,
     pub debug_string: String,
     pub to_string: String,
     /// The devices that can address this memory (its own device); filled in by the client.
@@ -44,6 +45,7 @@ impl Memory {
             },
             id: m.id,
             device_index: m.device_index,
+            kind: m.kind,
             debug_string: m.debug_string.clone(),
             to_string: m.to_string.clone(),
             devices: PtrList(Vec::new()),
@@ -156,9 +158,9 @@ pub(crate) unsafe extern "C" fn memory_id(args: *mut PJRT_Memory_Id_Args) -> *mu
 
 pub(crate) unsafe extern "C" fn memory_kind(args: *mut PJRT_Memory_Kind_Args) -> *mut PJRT_Error {
     entry("PJRT_Memory_Kind", args, |a| {
-        unsafe { memory(a.memory)? };
-        a.kind = MEMORY_KIND.as_ptr() as *const c_char;
-        a.kind_size = MEMORY_KIND.len();
+        let name = unsafe { memory(a.memory)? }.kind.name();
+        a.kind = name.as_ptr() as *const c_char;
+        a.kind_size = name.len();
         Ok(())
     })
 }
@@ -167,8 +169,7 @@ pub(crate) unsafe extern "C" fn memory_kind_id(
     args: *mut PJRT_Memory_Kind_Id_Args,
 ) -> *mut PJRT_Error {
     entry("PJRT_Memory_Kind_Id", args, |a| {
-        unsafe { memory(a.memory)? };
-        a.kind_id = MEMORY_KIND_ID;
+        a.kind_id = unsafe { memory(a.memory)? }.kind.id();
         Ok(())
     })
 }

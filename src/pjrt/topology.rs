@@ -7,7 +7,7 @@ use super::attributes::{AttrValue, NamedValues};
 use super::guard::{args_min_size, entry, handle, PtrList};
 use apu_pjrt_api::*;
 pub(crate) use apu_runtime::client::PLATFORM_NAME;
-use apu_runtime::client::MEMORY_KIND_ID;
+use apu_runtime::client::MemoryKind;
 use std::os::raw::c_char;
 
 pub(crate) const PLATFORM_VERSION: &str = concat!(
@@ -120,7 +120,7 @@ args_min_size! {
     PJRT_TopologyDescription_GetMemorySpaceKindIds_Args => num_memory_space_kind_ids,
 }
 
-static MEMORY_KIND_IDS: [i32; 1] = [MEMORY_KIND_ID];
+static MEMORY_KIND_IDS: [i32; 3] = [MemoryKind::Device.id(), MemoryKind::PinnedHost.id(), MemoryKind::UnpinnedHost.id()];
 
 pub(crate) unsafe extern "C" fn topology_get_memory_space_kind_ids(
     args: *mut PJRT_TopologyDescription_GetMemorySpaceKindIds_Args,

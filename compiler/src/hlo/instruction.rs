@@ -202,7 +202,8 @@ impl<'p> ModuleReader<'p> {
             "opt-barrier" => simple(OpKind::OptimizationBarrier, f, ops),
             "custom-call" => {
                 let target = inst.custom_call_target.as_str();
-                if IDENTITY_CUSTOM_CALLS.contains(&target) && operands.len() == 1 {
+                let identity = IDENTITY_CUSTOM_CALLS.contains(&target) || crate::passes::PLACEMENT_TARGETS.contains(&target);
+                if identity && operands.len() == 1 {
                     operand(operands, 0).cloned()
                 } else {
                     Err(Error::unimplemented(format!("custom-call target {target:?} is not supported by apu")))

@@ -69,6 +69,8 @@ pub struct ArgAttrs {
     pub aliasing_output: Option<u32>,
     /// `sdy.sharding` over a mesh (entry functions of partitioned programs).
     pub sharding: Option<super::collective::ValueSharding>,
+    /// `mhlo.memory_kind` (`"device"`, `"pinned_host"`, ...): the memory JAX places the argument in.
+    pub memory_kind: Option<String>,
 }
 
 /// A function: its value arena, its body and its signature.
@@ -84,6 +86,8 @@ pub struct Function {
     pub arg_attrs: Vec<ArgAttrs>,
     /// `sdy.sharding` of each result over a mesh, when given (empty when none is).
     pub result_shardings: Vec<Option<super::collective::ValueSharding>>,
+    /// `mhlo.memory_kind` of each result, when given (empty when no result has one).
+    pub result_memory_kinds: Vec<Option<String>>,
 }
 
 impl Function {

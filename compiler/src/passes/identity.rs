@@ -1,5 +1,6 @@
 //! Removal of ops whose result equals their operand: reshape, convert and broadcast_in_dim to the
-//! same type, transposes by the identity permutation, and slices of the whole operand.
+//! same type, transposes by the identity permutation, slices of the whole operand, and the custom
+//! calls that only move a value between memory kinds (every apu memory kind is host memory).
 
 use super::remap::substitute_uses;
 use crate::ir::{Function, Module, Op, OpKind, Region, ValueId};
@@ -10,6 +11,11 @@ pub fn remove_identity_ops(module: &mut Module) {
         remove_in_function(f);
     }
 }
+
+/// Custom-call targets that move a value to another memory kind (JAX's `device_put` to a memory
+/// kind inside `jit`, host-offloading `remat` policies): on apu, where every memory kind is host
+/// memory, they return their operand (decision 84).
+pub const PLACEMENT_TARGETS: [&str; 3] = ["annotate_device_placement", "MoveToHost", "MoveToDevice"];
 
 fn is_identity(f: &Function, op: &Op) -> bool {
     let ([x], [r]) = (op.operands.as_slice(), op.results.as_slice()) else { return false };
@@ -24,6 +30,7 @@ fn is_identity(f: &Function, op: &Op) -> bool {
         OpKind::Slice { start_indices, strides, .. } => {
             start_indices.iter().all(|&s| s == 0) && strides.iter().all(|&s| s == 1)
         }
+        OpKind::CustomCall { call_target_name, .. } => PLACEMENT_TARGETS.contains(&call_target_name.as_str()),
         _ => false,
     }
 }
@@ -92,5 +99,29 @@ mod tests {
         assert_eq!(body.ops.len(), 1);
         assert_eq!(body.ops[0].operands, vec![i, i]);
         assert_eq!(body.results, body.ops[0].results);
+    }
+
+    #[test]
+    fn placement_annotations_are_removed() {
+        let mut m = read_program(
+            ProgramFormat::Mlir,
+            br#"func.func @main(%x: tensor<4xf32>) -> (tensor<4xf32> {mhlo.memory_kind = "pinned_host"}) {
+  %0 = stablehlo.custom_call @annotate_device_placement(%x) {has_side_effect = true, mhlo.frontend_attributes = {_xla_buffer_placement = "device"}} : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = stablehlo.multiply %0, %0 : tensor<4xf32>
+  %2 = stablehlo.custom_call @annotate_device_placement(%1) {has_side_effect = true, mhlo.frontend_attributes = {_xla_buffer_placement = "pinned_host"}} : (tensor<4xf32>) -> tensor<4xf32>
+  %3 = stablehlo.custom_call @other_target(%2) {has_side_effect = true} : (tensor<4xf32>) -> tensor<4xf32>
+  return %3 : tensor<4xf32>
+}"#,
+        )
+        .unwrap();
+        assert_eq!(m.entry_function().result_memory_kinds, vec![Some("pinned_host".to_string())]);
+        remove_identity_ops(&mut m);
+        let f = m.entry_function();
+        let x = f.body.params[0];
+        // The multiply reads the parameter directly; another target's custom call is kept.
+        assert_eq!(f.body.ops.len(), 2, "{:?}", f.body.ops);
+        assert_eq!(f.body.ops[0].operands, vec![x, x]);
+        assert!(matches!(&f.body.ops[1].kind, OpKind::CustomCall { call_target_name, .. } if call_target_name == "other_target"));
+        assert_eq!(f.body.ops[1].operands, f.body.ops[0].results);
     }
 }

@@ -6,6 +6,7 @@
 
 mod cse;
 mod identity;
+pub use identity::PLACEMENT_TARGETS;
 mod inline;
 mod remap;
 mod sink_constants;

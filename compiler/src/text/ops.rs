@@ -334,13 +334,15 @@ impl<'a> Parser<'a> {
         let mut result_types = Vec::new();
         if self.eat_punct("->")? {
             if self.eat_punct("(")? {
-                result_types = self.comma_list(")", |p| {
+                let results = self.comma_list(")", |p| {
                     let ty = p.parse_type()?;
-                    if p.at_punct("{") {
-                        p.parse_dict()?;
-                    }
-                    Ok(ty)
+                    let attrs = if p.at_punct("{") { p.parse_dict()? } else { Vec::new() };
+                    Ok((ty, memory_kind_of(&attrs)))
                 })?;
+                if results.iter().any(|(_, kind)| kind.is_some()) {
+                    fs.func.result_memory_kinds = results.iter().map(|(_, kind)| kind.clone()).collect();
+                }
+                result_types = results.into_iter().map(|(ty, _)| ty).collect();
             } else {
                 result_types.push(self.parse_type()?);
             }
@@ -640,7 +642,15 @@ fn arg_attrs_from(attrs: &[(String, Attr)]) -> ArgAttrs {
         Some(Attr::Int(v, _)) if *v >= 0 && *v <= u32::MAX as i128 => Some(*v as u32),
         _ => None,
     };
-    ArgAttrs { aliasing_output, sharding: None }
+    ArgAttrs { aliasing_output, sharding: None, memory_kind: memory_kind_of(attrs) }
+}
+
+/// The `mhlo.memory_kind` string of an argument's or result's attributes.
+fn memory_kind_of(attrs: &[(String, Attr)]) -> Option<String> {
+    match Attrs(attrs).get("mhlo.memory_kind") {
+        Some(Attr::Str(s)) => Some(s.clone()),
+        _ => None,
+    }
 }
 
 pub fn type_list(ts: &[Type]) -> String {

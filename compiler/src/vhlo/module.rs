@@ -204,6 +204,7 @@ fn build_function_named(op: &RawOp<'_>, attrs: &NamedAttrs, name: String, table:
             check_value_sharding(d, &format!("result {i}"))?;
         }
         f.result_shardings = res.iter().map(|d| super::manual::value_sharding(d)).collect::<Result<_>>()?;
+        f.result_memory_kinds = res.iter().enumerate().map(|(i, d)| memory_kind(d, &format!("result {i}"))).collect::<Result<_>>()?;
     }
     Ok(f)
 }
@@ -226,7 +227,19 @@ fn arg_attrs(attr: Option<&Attr>, n: usize) -> Result<Vec<ArgAttrs>> {
             let out_index = u32::try_from(int_value(v)?).map_err(|_| Error::invalid("tf.aliasing_output out of range"))?;
             out[i].aliasing_output = Some(out_index);
         }
+        out[i].memory_kind = memory_kind(d, &format!("argument {i}"))?;
     }
     Ok(out)
+}
+
+/// The `mhlo.memory_kind` of an argument's or result's attribute dictionary, if it has one.
+fn memory_kind(dict: &Attr, what: &str) -> Result<Option<String>> {
+    match dict.dict_get("mhlo.memory_kind") {
+        None => Ok(None),
+        Some(kind) => match kind.as_str() {
+            Some(name) => Ok(Some(name.to_string())),
+            None => Err(Error::invalid(format!("{what}: mhlo.memory_kind is not a string"))),
+        },
+    }
 }
 

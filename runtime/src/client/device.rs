@@ -1,20 +1,18 @@
-//! A virtual APU device: its identity, its one memory space, its in-order work queue and the
-//! accounting of the bytes its live buffers hold.
+//! A virtual APU device: its identity, its memory spaces (one per [`MemoryKind`]), its in-order
+//! work queue and the accounting of the bytes its live buffers hold.
 
+use super::memory::MemoryKind;
 use crate::{DeviceQueue, MemoryStats};
 use std::sync::Arc;
 
 /// The device kind frameworks show (`device.device_kind`).
 pub const DEVICE_KIND: &str = "apu";
-/// The kind of every device's memory space, as JAX expects for device buffers.
-pub const MEMORY_KIND: &str = "device";
-/// A stable, non-zero id for [`MEMORY_KIND`].
-pub const MEMORY_KIND_ID: i32 = 1;
-
-/// A device's memory space (host memory, of kind [`MEMORY_KIND`]).
+/// One of a device's memory spaces (all of them host memory).
 pub struct MemorySpace {
+    /// Unique in the client: `device index * 3 + kind position`.
     pub id: usize,
     pub device_index: usize,
+    pub kind: MemoryKind,
     pub debug_string: String,
     pub to_string: String,
 }
@@ -27,7 +25,8 @@ pub struct Device {
     pub to_string: String,
     /// Position in the (one-dimensional) device mesh.
     pub coords: Vec<i64>,
-    pub memory: MemorySpace,
+    /// One per kind, in the order of [`MemoryKind::ALL`]: the default (`device`) first.
+    pub memories: Vec<MemorySpace>,
     pub queue: DeviceQueue,
     /// Bytes held by the live buffers of this device.
     pub memory_stats: Arc<MemoryStats>,
@@ -42,14 +41,29 @@ impl Device {
             debug_string: format!("{DEVICE_KIND}:{index}"),
             to_string: format!("ApuDevice(id={index})"),
             coords: vec![index as i64],
-            memory: MemorySpace {
-                id: index,
-                device_index: index,
-                debug_string: format!("apu:{index} device memory"),
-                to_string: format!("APU_DEVICE_MEMORY_{index}"),
-            },
+            memories: MemoryKind::ALL.into_iter().map(|kind| MemorySpace::new(index, kind)).collect(),
             queue: DeviceQueue::new(format!("apu-device-{index}")),
             memory_stats: Arc::new(MemoryStats::default()),
+        }
+    }
+}
+
+impl Device {
+    /// This device's memory space of `kind`.
+    pub fn memory(&self, kind: MemoryKind) -> &MemorySpace {
+        &self.memories[kind.position()]
+    }
+}
+
+impl MemorySpace {
+    fn new(device_index: usize, kind: MemoryKind) -> MemorySpace {
+        let upper = kind.name().to_uppercase();
+        MemorySpace {
+            id: device_index * MemoryKind::ALL.len() + kind.position(),
+            device_index,
+            kind,
+            debug_string: format!("apu:{device_index} {} memory", kind.name()),
+            to_string: format!("APU_{upper}_MEMORY_{device_index}"),
         }
     }
 }

@@ -6,6 +6,7 @@ use super::compile;
 use super::{envelope, host_bound};
 use super::fnv1a;
 use super::partition::Partitioning;
+use super::MemoryKind;
 use crate::exec::Program;
 use crate::{Error, Result};
 use apu_compiler::ir::{TensorType, Type};
@@ -43,6 +44,10 @@ pub struct Executable {
     pub output_types: Vec<TensorType>,
     /// Per parameter: the output it may alias (`tf.aliasing_output`), i.e. donated inputs.
     pub aliasing_outputs: Vec<Option<u32>>,
+    /// Per parameter and per output: the memory it lives in (`mhlo.memory_kind`, `device` when
+    /// not given). Outputs are made in these memories.
+    pub param_memory_kinds: Vec<MemoryKind>,
+    pub output_memory_kinds: Vec<MemoryKind>,
     fingerprint: String,
     /// Whether the program calls host callbacks, which bind it to this process (`host_bound.rs`).
     pub calls_host: bool,
@@ -66,6 +71,17 @@ fn tensor_types(types: &[Type], what: &str) -> Result<Vec<TensorType>> {
         .collect()
 }
 
+/// The memory kind of each of `n` parameters or results from their `mhlo.memory_kind` names (the
+/// default memory where none is given); an unknown name is a compile error naming the value.
+fn memory_kinds<'a>(names: impl Iterator<Item = Option<&'a str>>, n: usize, what: &str) -> Result<Vec<MemoryKind>> {
+    let mut kinds: Vec<MemoryKind> = names
+        .enumerate()
+        .map(|(i, name)| name.map_or(Ok(MemoryKind::Device), |name| MemoryKind::from_name(name, &format!("{what} {i} of @main"))))
+        .collect::<Result<_>>()?;
+    kinds.resize(n, MemoryKind::Device);
+    Ok(kinds)
+}
+
 /// A replica or partition count from the compile options if they set one, else the module's.
 fn count(from_options: Option<i64>, from_module: u32) -> usize {
     from_options.filter(|&n| n > 0).map_or(from_module.max(1) as usize, |n| n as usize)
@@ -82,6 +98,8 @@ impl Executable {
         let mut output_types = tensor_types(&entry.result_types, "result")?;
         let mut aliasing_outputs: Vec<Option<u32>> = entry.arg_attrs.iter().map(|a| a.aliasing_output).collect();
         aliasing_outputs.resize(param_types.len(), None);
+        let param_memory_kinds = memory_kinds(entry.arg_attrs.iter().map(|a| a.memory_kind.as_deref()), param_types.len(), "parameter")?;
+        let output_memory_kinds = memory_kinds(entry.result_memory_kinds.iter().map(Option::as_deref), output_types.len(), "result")?;
         let build = options.proto.executable_build_options.as_ref();
         let num_replicas = count(build.map(|b| b.num_replicas), module.num_replicas);
         let num_partitions = count(build.map(|b| b.num_partitions), module.num_partitions);
@@ -129,6 +147,8 @@ impl Executable {
             param_types,
             output_types,
             aliasing_outputs,
+            param_memory_kinds,
+            output_memory_kinds,
             fingerprint,
         }))
     }

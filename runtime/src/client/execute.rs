@@ -204,8 +204,7 @@ impl LoadedExecutable {
             for &i in &donated {
                 inputs[i].mark_donated();
             }
-            let outputs: Vec<BufferPromise> =
-                exe.output_types.iter().map(|t| DeviceBuffer::pending(t.clone(), device)).collect();
+            let outputs = output_promises(&exe, device);
             let done = Event::new();
             emit(d, &outputs, &done);
             let ready = Event::join_all(&inputs.iter().map(|b| b.ready_event().clone()).collect::<Vec<_>>());
@@ -267,7 +266,7 @@ impl LoadedExecutable {
             for &i in donated {
                 inputs[i].mark_donated();
             }
-            let outs: Vec<BufferPromise> = exe.output_types.iter().map(|t| DeviceBuffer::pending(t.clone(), targets[d])).collect();
+            let outs = output_promises(&exe, targets[d]);
             let done = Event::new();
             emit(d, &outs, &done);
             outputs.push(outs);
@@ -347,4 +346,11 @@ impl PartitionedRun {
             }
         }
     }
+}
+
+/// The output buffers of one run on `device`, each in the memory its result declares (a host
+/// memory kind is a label on apu: every kind is host memory, so arguments of any kind are read
+/// where they are and no copy is made).
+fn output_promises(exe: &Executable, device: usize) -> Vec<BufferPromise> {
+    exe.output_types.iter().zip(&exe.output_memory_kinds).map(|(t, &kind)| DeviceBuffer::pending_in(t.clone(), device, kind)).collect()
 }

@@ -17,14 +17,16 @@ mod execute;
 mod fingerprint;
 mod host_bound;
 mod loaded;
+mod memory;
 pub mod partition;
 mod topology;
 
-pub use device::{Device, MemorySpace, DEVICE_KIND, MEMORY_KIND, MEMORY_KIND_ID};
+pub use device::{Device, MemorySpace, DEVICE_KIND};
 pub use executable::{Executable, ProgramSource};
 pub use execute::{ExecuteOptions, INLINE_BELOW_NS};
 pub use fingerprint::fnv1a;
 pub use loaded::LoadedExecutable;
+pub use memory::MemoryKind;
 pub use topology::Topology;
 
 use crate::{Error, Result};
@@ -36,7 +38,7 @@ pub const PLATFORM_NAME: &str = "apu";
 /// Upper bound on virtual devices: each one has a worker thread.
 pub const MAX_DEVICES: i64 = 256;
 
-/// One client: its devices (each with one memory space and a worker thread) and their topology.
+/// One client: its devices (each with three memory spaces and a worker thread) and their topology.
 pub struct Client {
     devices: Vec<Device>,
     topology: Topology,
@@ -130,12 +132,19 @@ mod tests {
     }
 
     #[test]
-    fn devices_have_ids_and_one_memory_each() {
+    fn devices_have_ids_and_a_memory_of_each_kind() {
         let c = Client::new(2);
         assert_eq!(c.num_devices(), 2);
+        let mut ids = std::collections::HashSet::new();
         for (i, d) in c.devices().iter().enumerate() {
             assert_eq!((d.index, d.id), (i, i as i32));
-            assert_eq!(d.memory.device_index, i);
+            assert_eq!(d.memories.len(), 3);
+            assert_eq!(d.memories[0].kind, MemoryKind::Device, "the default memory comes first");
+            for kind in MemoryKind::ALL {
+                let m = d.memory(kind);
+                assert_eq!((m.device_index, m.kind), (i, kind));
+                assert!(ids.insert(m.id), "memory id {} is unique in the client", m.id);
+            }
         }
         assert_eq!(c.topology().num_devices, 2);
         assert!(c.lookup_device(2).is_none() && c.lookup_device(-1).is_none());

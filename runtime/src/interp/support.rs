@@ -176,8 +176,6 @@ pub fn is_sink_custom_call(target: &str) -> bool {
 /// Custom-call targets that only annotate placement or sharding: on a single device they return
 /// their operand unchanged.
 pub fn is_identity_custom_call(target: &str) -> bool {
-    matches!(
-        target,
-        "Sharding" | "SPMDFullToShardShape" | "SPMDShardToFullShape" | "annotate_device_placement" | "MoveToHost" | "MoveToDevice"
-    )
+    matches!(target, "Sharding" | "SPMDFullToShardShape" | "SPMDShardToFullShape")
+        || apu_compiler::passes::PLACEMENT_TARGETS.contains(&target)
 }

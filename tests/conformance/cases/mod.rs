@@ -48,6 +48,8 @@ pub const CASES: &[Case] = &[
     Case { name: "multiple_outputs_while_loop", scope: Shared, run: outputs::multiple_outputs_while_loop },
     Case { name: "concurrent_executions", scope: Shared, run: outputs::concurrent_executions },
     Case { name: "copy_to_memory", scope: Shared, run: outputs::copy_to_memory },
+    Case { name: "memory_kinds_round_trip", scope: Shared, run: outputs::memory_kinds_round_trip },
+    Case { name: "output_in_host_memory", scope: Shared, run: outputs::output_in_host_memory },
     Case { name: "execute_wrong_arguments", scope: Shared, run: programs::execute_wrong_arguments },
     Case { name: "execute_with_deleted_input", scope: Shared, run: programs::execute_with_deleted_input },
     Case { name: "newer_caller_struct_sizes", scope: Shared, run: programs::newer_caller_struct_sizes },

@@ -135,3 +135,82 @@ pub fn copy_to_memory(plugin: &Plugin) -> CaseResult {
     ensure!(!source.is_deleted()? && source.to_host(24)? == bytes, "source changed by the copy");
     Ok(())
 }
+
+/// Every memory of a device holds buffers: BufferFromHostBuffer with a `memory` (and no device)
+/// puts the buffer there, and CopyToMemory moves it between every pair of the device's memories
+/// (what `jax.device_put(x, SingleDeviceSharding(d, memory_kind=...))` uses), keeping the bytes.
+pub fn memory_kinds_round_trip(plugin: &Plugin) -> CaseResult {
+    let client = Client::create(plugin)?;
+    let device = client.first_device()?;
+    let mut own = pjrt_args!(PJRT_Device_AddressableMemories_Args { device: device });
+    pjrt_call!(plugin, PJRT_Device_AddressableMemories, &mut own)?;
+    let memories = unsafe { copy_list(own.memories, own.num_memories) };
+    let bytes: Vec<u8> = (0u8..24).collect();
+    for &from in &memories {
+        let kind = super::client::memory_kind(plugin, from)?;
+        let mut args = pjrt_args!(PJRT_Client_BufferFromHostBuffer_Args {
+            client: client.raw,
+            data: bytes.as_ptr() as *const _,
+            type_: PJRT_Buffer_Type_U8,
+            dims: [4i64, 6].as_ptr(),
+            num_dims: 2,
+            host_buffer_semantics: PJRT_HostBufferSemantics_kImmutableOnlyDuringCall,
+            memory: from,
+        });
+        pjrt_call!(plugin, PJRT_Client_BufferFromHostBuffer, &mut args).with_context(|| format!("upload into {kind}"))?;
+        if let Some(done) = crate::conformance::handles::Event::wrap(plugin, args.done_with_host_buffer) {
+            done.await_ready()??;
+        }
+        let source = crate::conformance::handles::Buffer { plugin, raw: args.buffer };
+        ensure!(source.memory()? == from, "uploaded into {kind}, buffer reports another memory");
+        ensure!(source.device()? == device, "uploaded into {kind} of the first device, buffer on another device");
+        for &to in &memories {
+            let target = super::client::memory_kind(plugin, to)?;
+            let mut copy = pjrt_args!(PJRT_Buffer_CopyToMemory_Args { buffer: source.raw, dst_memory: to });
+            pjrt_call!(plugin, PJRT_Buffer_CopyToMemory, &mut copy).with_context(|| format!("copy {kind} -> {target}"))?;
+            let copy = crate::conformance::handles::Buffer { plugin, raw: copy.dst_buffer };
+            ensure!(copy.memory()? == to, "copy {kind} -> {target} is in another memory");
+            ensure!(super::client::memory_kind(plugin, copy.memory()?)? == target, "copy {kind} -> {target}: kind changed");
+            ensure!(copy.to_host(24)? == bytes, "copy {kind} -> {target} holds other bytes");
+        }
+    }
+    Ok(())
+}
+
+/// A program whose result declares `mhlo.memory_kind = "pinned_host"` (JAX's `out_shardings`
+/// with a host memory kind) reports that kind for its output and makes the output there.
+pub fn output_in_host_memory(plugin: &Plugin) -> CaseResult {
+    let case = add_case()?;
+    let text = String::from_utf8(jax_sample("add.stablehlo.mlir")?).map_err(|_| Skip("add.stablehlo.mlir is not UTF-8".into()))?;
+    let annotated = text.replace("jax.result_info = \"result\"", "jax.result_info = \"result\", mhlo.memory_kind = \"pinned_host\"");
+    ensure!(annotated != text, "the add sample's result has no attribute dictionary to annotate");
+    let client = Client::create(plugin)?;
+    let device = client.first_device()?;
+    let mut own = pjrt_args!(PJRT_Device_AddressableMemories_Args { device: device });
+    pjrt_call!(plugin, PJRT_Device_AddressableMemories, &mut own)?;
+    let memories = unsafe { copy_list(own.memories, own.num_memories) };
+    let mut pinned = None;
+    for &m in &memories {
+        if super::client::memory_kind(plugin, m)? == "pinned_host" {
+            pinned = Some(m);
+        }
+    }
+    let Some(pinned) = pinned else {
+        return Err(Skip("the plugin's devices have no pinned_host memory".into()).into());
+    };
+    let loaded = client.compile(annotated.as_bytes(), "mlir", &case.options)?;
+    let mut kinds = pjrt_args!(PJRT_Executable_OutputMemoryKinds_Args { executable: loaded.executable()?.raw });
+    pjrt_call!(plugin, PJRT_Executable_OutputMemoryKinds, &mut kinds)?;
+    let ptrs = unsafe { copy_list(kinds.memory_kinds, kinds.num_outputs) };
+    let lens = unsafe { copy_list(kinds.memory_kind_sizes, kinds.num_outputs) };
+    let names: Vec<String> = ptrs.iter().zip(&lens).map(|(p, n)| unsafe { bytes_to_string(*p, *n) }).collect();
+    ensure!(names == ["pinned_host"], "output memory kinds {names:?}");
+    let f32s = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let a = client.upload(&f32s(&case.in0), PJRT_Buffer_Type_F32, &[8])?;
+    let b = client.upload(&f32s(&case.in1), PJRT_Buffer_Type_F32, &[8])?;
+    let run = loaded.execute(&[&a, &b], &mut default_execute_options())?;
+    run.complete.as_ref().context("no completion event")?.await_ready()?.context("execution error")?;
+    ensure!(run.outputs[0].memory()? == pinned, "the output is not in the device's pinned_host memory");
+    ensure!(run.outputs[0].to_host(32)? == f32s(&case.expected), "wrong sum");
+    Ok(())
+}
