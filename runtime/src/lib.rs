@@ -15,6 +15,7 @@ pub mod linalg;
 pub mod memory_stats;
 pub mod npz;
 mod pages;
+pub mod profile;
 pub mod rng;
 pub mod tensor;
 pub mod values;

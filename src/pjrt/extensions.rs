@@ -1,6 +1,7 @@
-//! The extension chain `PJRT_Api.extension_start` points at: Layouts, then Shardings. Both exist
-//! to spare clients a fallback that re-compiles `PJRT_Executable_OptimizedProgram` to HLO after
-//! every compile (see [`super::layouts`] and [`super::shardings`]).
+//! The extension chain `PJRT_Api.extension_start` points at: Layouts, then Shardings, then
+//! Profiler. The first two spare clients a fallback that re-compiles
+//! `PJRT_Executable_OptimizedProgram` to HLO after every compile (see [`super::layouts`] and
+//! [`super::shardings`]); the profiler gives JAX's profiler apu's spans ([`super::profiler`]).
 
 use super::{layouts, shardings};
 use apu_pjrt_api::*;
@@ -15,7 +16,7 @@ pub(crate) static SHARDINGS: SyncExtension<PJRT_Shardings_Extension> =
         base: PJRT_Extension_Base {
             struct_size: std::mem::size_of::<PJRT_Shardings_Extension>(),
             type_: PJRT_Extension_Type_Shardings,
-            next: std::ptr::null_mut(),
+            next: &super::profiler::EXTENSION.0 as *const super::profiler::ProfilerExtension as *mut PJRT_Extension_Base,
         },
         PJRT_Shardings_PJRT_Executable_ParameterShardings: Some(
             shardings::executable_parameter_shardings,
@@ -50,10 +51,11 @@ pub(crate) const fn chain_start() -> *mut PJRT_Extension_Base {
 mod tests {
     use super::*;
 
-    /// Walks the chain from the API table and finds both extensions, each with the struct size
-    /// of the table layout clients expect (Layouts version 4: 7 entries; Shardings: 2).
+    /// Walks the chain from the API table and finds the three extensions, each with the struct
+    /// size of the table layout clients expect (Layouts version 4: 7 entries; Shardings: 2;
+    /// Profiler: the extension with its API table pointer and context id).
     #[test]
-    fn chain_lists_layouts_then_shardings() {
+    fn chain_lists_layouts_shardings_and_profiler() {
         let api = unsafe { &*crate::pjrt::api() };
         let mut seen = Vec::new();
         let mut ext = api.extension_start as *const PJRT_Extension_Base;
@@ -64,7 +66,7 @@ mod tests {
         }
         assert_eq!(
             seen,
-            vec![(PJRT_Extension_Type_Layouts, 80), (PJRT_Extension_Type_Shardings, 40)]
+            vec![(PJRT_Extension_Type_Layouts, 80), (PJRT_Extension_Type_Shardings, 40), (PJRT_Extension_Type_Profiler, 40)]
         );
     }
 }

@@ -211,3 +211,20 @@ impl<T> PtrList<T> {
         self.0.len()
     }
 }
+
+/// The profiler extension's choke point (its calls return the extension's own error type, not a
+/// `PJRT_Error`): contains panics and turns a failure into a profiler error with a non-zero code.
+pub(crate) fn profiler_entry(
+    name: &'static str,
+    body: impl FnOnce() -> Result<(), &'static str>,
+) -> *mut super::profiler::ProfilerError {
+    let outcome = catch_unwind(AssertUnwindSafe(body));
+    let message = match outcome {
+        Ok(Ok(())) => return std::ptr::null_mut(),
+        Ok(Err(why)) => format!("apu profiler {name}: {why}"),
+        Err(panic) => format!("apu profiler {name}: internal error (panic contained): {}", panic_message(&*panic)),
+    };
+    tracing::warn!("{message}");
+    let code = apu_pjrt_api::PJRT_Error_Code_INVALID_ARGUMENT as std::os::raw::c_int;
+    Box::into_raw(Box::new(super::profiler::ProfilerError { code, message }))
+}

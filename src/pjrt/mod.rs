@@ -2,7 +2,8 @@
 //! handle of one object type of the API — an `Arc` of the model object plus the C pointer lists,
 //! strings and layouts the API hands out — and its `PJRT_<Type>_*` entry points, which decode their
 //! C arguments, call the model and encode its answer. [`table`] gathers them into the `PJRT_Api`
-//! that `GetPjrtApi` returns. Every entry point goes through [`guard::entry`].
+//! that `GetPjrtApi` returns. Every entry point goes through [`guard::entry`] (the profiler
+//! extension's, whose errors are its own type, through [`guard::profiler_entry`]).
 
 // The C API's enum constants keep their C names.
 #![allow(non_upper_case_globals)]
@@ -24,11 +25,13 @@ pub(crate) mod layouts;
 pub(crate) mod loaded;
 pub mod logging;
 pub(crate) mod memory;
+pub(crate) mod profiler;
 pub(crate) mod shardings;
 pub(crate) mod stubs;
 pub(crate) mod table;
 pub(crate) mod topology;
 pub(crate) mod types;
+pub(crate) mod xspace;
 
 /// The table, for in-process users (tests, the command-line tool).
 pub fn api() -> *const apu_pjrt_api::PJRT_Api {

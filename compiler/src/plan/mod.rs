@@ -389,6 +389,33 @@ pub struct Step {
 }
 
 impl StepKind {
+    /// What the step runs, for profiles and logs (a fallback names its op).
+    pub fn name(&self) -> String {
+        match self {
+            StepKind::Elementwise(_) => "fused elementwise".into(),
+            StepKind::Rows(_) => "row-blocked group".into(),
+            StepKind::Concat(_) => "concatenate".into(),
+            StepKind::DynamicSlice(_) => "dynamic slice".into(),
+            StepKind::IndexedCopy(_) => "gather/scatter".into(),
+            StepKind::Conv(_) => "convolution".into(),
+            StepKind::DepthwiseConv(_) => "depthwise convolution".into(),
+            StepKind::Reduce(_) => "reduce".into(),
+            StepKind::ArgReduce(_) => "arg reduce".into(),
+            StepKind::Dot(_) => "dot".into(),
+            StepKind::Window(_) => "reduce_window".into(),
+            StepKind::SelectScatter(_) => "select_and_scatter".into(),
+            StepKind::Pad(_) => "pad".into(),
+            StepKind::Alias { .. } => "alias".into(),
+            StepKind::Fallback { op, .. } => format!("interpreter: {}", op.kind.name()),
+            StepKind::HostCallback(_) => "host callback".into(),
+            StepKind::While { .. } => "while".into(),
+            StepKind::Case { .. } => "case".into(),
+            StepKind::Collective(_) => "collective".into(),
+            StepKind::InstanceId { .. } => "instance id".into(),
+            StepKind::Manual { .. } => "manual computation".into(),
+        }
+    }
+
     /// Slots the step reads.
     pub fn reads(&self) -> Vec<SlotId> {
         match self {

@@ -12,6 +12,7 @@
 //! compile through here.
 
 use crate::exec::{Options, Program};
+use crate::profile;
 use crate::{interp, Error, Result};
 use apu_compiler::ir::Module;
 use apu_compiler::passes::simplify_valid;
@@ -40,9 +41,10 @@ pub fn format(name: &str) -> Result<ProgramFormat> {
 pub fn read_valid(format_name: &str, code: &[u8]) -> Result<ValidModule> {
     let format = format(format_name)?;
     let start = Instant::now();
-    let module = read_program(format, code)?;
+    let module = profile::compile_phase("read", || format!("{} bytes of {format_name}", code.len()), || read_program(format, code))?;
     let read = start.elapsed();
-    let module = validate(module)?;
+    let name = module.name.clone();
+    let module = profile::compile_phase("validate", move || name, || validate(module))?;
     tracing::debug!("read {} bytes of {format_name:?} in {read:?}, validated in {:?}", code.len(), start.elapsed() - read);
     Ok(module)
 }
@@ -51,7 +53,8 @@ pub fn read_valid(format_name: &str, code: &[u8]) -> Result<ValidModule> {
 pub fn compile(format_name: &str, code: &[u8]) -> Result<Compiled> {
     let module = read_valid(format_name, code)?;
     let start = Instant::now();
-    let program = program(&module, &Options::from_env())?;
+    let name = || module.entry_function().name.clone();
+    let program = profile::compile_phase("simplify, plan and prepare", name, || program(&module, &Options::from_env()))?;
     tracing::debug!("simplified, planned and prepared @{} in {:?}", module.entry_function().name, start.elapsed());
     Ok(Compiled { module, program })
 }

@@ -48,6 +48,7 @@ struct DeviceRun {
     donated: Vec<usize>,
     outputs: Vec<BufferPromise>,
     done: CompletionGuard,
+    device: usize,
 }
 
 impl DeviceRun {
@@ -70,7 +71,7 @@ impl DeviceRun {
             .collect::<Result<Vec<Tensor>>>();
         let result = inputs.and_then(|tensors| {
             let start = Instant::now();
-            let results = self.exe.program.run(&tensors)?;
+            let results = run_profiled(&self.exe, self.device, &tensors)?;
             self.exe
                 .last_run_ns
                 .store(start.elapsed().as_nanos().min(u64::MAX as u128 - 1) as u64, Ordering::Relaxed);
@@ -216,6 +217,7 @@ impl LoadedExecutable {
                 donated: donated.clone(),
                 outputs,
                 done: CompletionGuard(done),
+                device,
             };
             let quick = exe.last_run_ns.load(Ordering::Relaxed) < INLINE_BELOW_NS;
             if quick && targets.len() == 1 && self.client.device(device).queue.is_idle() {
@@ -274,9 +276,9 @@ impl LoadedExecutable {
         }
         let events: Vec<Event> = args.iter().flatten().map(|b| b.ready_event().clone()).collect();
         let ready = Event::join_all(&events);
-        let run = PartitionedRun { exe, args, donated: donated.to_vec(), outputs, dones };
-        let client = self.client.clone();
         let device = targets[0];
+        let run = PartitionedRun { exe, args, donated: donated.to_vec(), outputs, dones, device };
+        let client = self.client.clone();
         ready.on_ready(move |outcome| match outcome {
             Err(e) => run.finish(Err(e.clone())),
             Ok(()) => client.device(device).queue.submit(move || {
@@ -295,6 +297,8 @@ struct PartitionedRun {
     donated: Vec<usize>,
     outputs: Vec<Vec<BufferPromise>>,
     dones: Vec<CompletionGuard>,
+    /// The device whose queue runs the global program.
+    device: usize,
 }
 
 impl PartitionedRun {
@@ -307,7 +311,7 @@ impl PartitionedRun {
             globals.push(pieces.assemble(&per_device)?);
         }
         let start = Instant::now();
-        let results = self.exe.program.run(&globals)?;
+        let results = run_profiled(&self.exe, self.device, &globals)?;
         self.exe.last_run_ns.store(start.elapsed().as_nanos().min(u64::MAX as u128 - 1) as u64, Ordering::Relaxed);
         if results.len() != part.results.len() {
             return Err(Error::internal(format!("the program produced {} results, expected {}", results.len(), part.results.len())));
@@ -351,6 +355,19 @@ impl PartitionedRun {
 /// The output buffers of one run on `device`, each in the memory its result declares (a host
 /// memory kind is a label on apu: every kind is host memory, so arguments of any kind are read
 /// where they are and no copy is made).
+/// Runs the program as work of `device`: one execute span (and the steps' spans inside it) while a
+/// profiler session records.
+fn run_profiled(exe: &Executable, device: usize, args: &[Tensor]) -> Result<Vec<Tensor>> {
+    crate::profile::on_device(device, || {
+        let timer = crate::profile::begin();
+        let results = exe.program.run(args).map_err(Error::from);
+        if let Some(t) = timer {
+            t.end(crate::profile::SpanKind::Execute, || (format!("execute {}", exe.name), exe.name.clone()));
+        }
+        results
+    })
+}
+
 fn output_promises(exe: &Executable, device: usize) -> Vec<BufferPromise> {
     exe.output_types.iter().zip(&exe.output_memory_kinds).map(|(t, &kind)| DeviceBuffer::pending_in(t.clone(), device, kind)).collect()
 }

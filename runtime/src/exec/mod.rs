@@ -390,7 +390,11 @@ impl Executable {
 
     fn run_steps(&self, steps: &[Step], slots: &mut Slots, pool: &mut Pool, rng: &RunRng) -> Result<()> {
         for step in steps {
+            let timer = crate::profile::begin();
             self.run_step(&step.kind, &self.prepared[step.id], slots, pool, rng).map_err(|e| e.context(format!("plan step {}", step.id)))?;
+            if let Some(t) = timer {
+                t.end(crate::profile::SpanKind::Step, || (step.kind.name(), self.step_shapes(&step.kind)));
+            }
             for &s in &step.free_after {
                 if let Some(buf) = slots[s].take() {
                     pool.release(s, buf);
@@ -398,6 +402,12 @@ impl Executable {
             }
         }
         Ok(())
+    }
+
+    /// "inputs -> outputs" of a step, for its profile span.
+    fn step_shapes(&self, kind: &StepKind) -> String {
+        let list = |slots: Vec<usize>| slots.iter().filter_map(|&s| self.plan.slots.get(s)).map(|t| t.to_string()).collect::<Vec<_>>().join(", ");
+        format!("{} -> {}", list(kind.reads()), list(kind.writes()))
     }
 
     /// Slot `s`'s bytes, borrowed (no reference count traffic).
