@@ -205,10 +205,62 @@ unsafe extern "C" fn collect_data(args: *mut CollectDataArgs) -> *mut ProfilerEr
         let p = unsafe { a.profiler.as_ref() }.ok_or("no profiler")?;
         if a.buffer.is_null() {
             a.buffer = p.collected.as_ptr() as *mut u8;
-        } else {
+        } else if a.buffer_size_in_bytes >= p.collected.len() {
+            // The second call of the two-call form: the caller's buffer of the size the first gave.
             unsafe { std::ptr::copy_nonoverlapping(p.collected.as_ptr(), a.buffer, p.collected.len()) };
+        } else {
+            return Err("the caller's buffer is smaller than the collected trace");
         }
         a.buffer_size_in_bytes = p.collected.len();
         Ok(())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A session through the function table as jaxlib drives it: create, start, stop, collect_data
+    /// once with no buffer (the plug-in's bytes), then the two-call form, an error's code and
+    /// message, destroy.
+    #[test]
+    fn a_session_through_the_table() {
+        let api = unsafe { &*EXTENSION.0.profiler_api };
+        assert_eq!(api.struct_size, 80);
+        // jaxlib leaves struct_size unset in these args: garbage must not matter.
+        let mut create_args = CreateArgs { struct_size: 0xdead, options: std::ptr::null(), options_size: 0, profiler: std::ptr::null_mut() };
+        assert!(unsafe { (api.create.unwrap())(&mut create_args) }.is_null());
+        let mut args = ProfilerArgs { struct_size: 7, profiler: create_args.profiler };
+        assert!(unsafe { (api.start.unwrap())(&mut args) }.is_null());
+        let timer = apu_runtime::profile::begin().expect("recording after start");
+        timer.end(apu_runtime::profile::SpanKind::Step, || ("dot".into(), "x".into()));
+        assert!(unsafe { (api.stop.unwrap())(&mut args) }.is_null());
+        assert!(apu_runtime::profile::begin().is_none(), "stopped");
+        let mut collect = CollectDataArgs { struct_size: 3, profiler: create_args.profiler, buffer: std::ptr::null_mut(), buffer_size_in_bytes: 0 };
+        assert!(unsafe { (api.collect_data.unwrap())(&mut collect) }.is_null());
+        let n = collect.buffer_size_in_bytes;
+        assert!(n > 0);
+        let bytes = unsafe { std::slice::from_raw_parts(collect.buffer, n) }.to_vec();
+        assert_eq!(bytes[0], 0x0a, "XSpace.planes, length-delimited");
+        assert!(bytes.windows(3).any(|w| w == b"dot"));
+        // The two-call form: a buffer of the size given is filled; a smaller one is an error.
+        let mut copy = vec![0u8; n];
+        let mut second = CollectDataArgs { struct_size: 32, profiler: create_args.profiler, buffer: copy.as_mut_ptr(), buffer_size_in_bytes: n };
+        assert!(unsafe { (api.collect_data.unwrap())(&mut second) }.is_null());
+        assert_eq!(copy, bytes);
+        let mut short = vec![0u8; n - 1];
+        let mut third = CollectDataArgs { struct_size: 32, profiler: create_args.profiler, buffer: short.as_mut_ptr(), buffer_size_in_bytes: n - 1 };
+        let error = unsafe { (api.collect_data.unwrap())(&mut third) };
+        assert!(!error.is_null());
+        let mut code = ErrorGetCodeArgs { struct_size: 28, priv_: std::ptr::null_mut(), error, code: 0 };
+        assert!(unsafe { (api.error_get_code.unwrap())(&mut code) }.is_null());
+        assert_ne!(code.code, 0, "a failure never reads as OK");
+        let mut message = ErrorMessageArgs { struct_size: 40, priv_: std::ptr::null_mut(), error, message: std::ptr::null(), message_size: 0 };
+        unsafe { (api.error_message.unwrap())(&mut message) };
+        let text = unsafe { std::slice::from_raw_parts(message.message as *const u8, message.message_size) };
+        assert!(std::str::from_utf8(text).unwrap().contains("smaller than the collected trace"));
+        let mut destroy_error = ErrorDestroyArgs { struct_size: 24, priv_: std::ptr::null_mut(), error };
+        unsafe { (api.error_destroy.unwrap())(&mut destroy_error) };
+        assert!(unsafe { (api.destroy.unwrap())(&mut args) }.is_null());
+    }
 }
