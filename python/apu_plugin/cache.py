@@ -60,6 +60,27 @@ def _cache_used_for_apu(cc, monitoring) -> bool:
         return cc._cache_used
 
 
+def _module_name(module: Any) -> str:
+    try:
+        from jax._src.lib.mlir import ir
+        return ir.StringAttr(module.operation.attributes["sym_name"]).value
+    except Exception:  # noqa: BLE001 - only for the message
+        return "<module>"
+
+
+def _explain_no_entry(cc, compiler, module: Any) -> None:
+    """Says why a module that calls the host gets no cache entry, as JAX says it for its own platforms:
+    the message of jax 0.10.2's `compiler._cache_write` for programs with host callbacks, through JAX's
+    compiler logger, at JAX's level (a warning under `jax_explain_cache_misses`, else debug)."""
+    from jax._src import config
+
+    explain = config.explain_cache_misses.value and cc.is_persistent_cache_enabled()
+    compiler.logger.log(logging.WARNING if explain else logging.DEBUG,
+                        "Not writing persistent cache entry for '%s' because it uses host callbacks (e.g. from "
+                        "jax.debug.print or breakpoint); on apu their numbers belong to this process",
+                        _module_name(module))
+
+
 def register(platform: str) -> None:
     from jax._src import compilation_cache as cc
     from jax._src import compiler, monitoring
@@ -69,9 +90,12 @@ def register(platform: str) -> None:
     if getattr(original_used, "_apu_wrapped", False):
         return
     # Fail here, not at compile time, if the private names moved.
-    for name in ("_cache_initialized_mutex", "_cache_checked", "_cache_used", "_is_cache_enabled"):
+    for name in ("_cache_initialized_mutex", "_cache_checked", "_cache_used", "_is_cache_enabled",
+                 "is_persistent_cache_enabled"):
         if not hasattr(cc, name):
             raise RuntimeError(f"jax._src.compilation_cache has no {name}")
+    if not hasattr(compiler, "logger"):
+        raise RuntimeError("jax._src.compiler has no logger")
 
     def is_cache_used(backend) -> bool:
         if getattr(backend, "platform", None) != platform:
@@ -81,8 +105,7 @@ def register(platform: str) -> None:
     def _get_cache_key(options, backend, computation, devices, *args, **kwargs):
         if (getattr(backend, "platform", None) == platform and cc.is_cache_used(backend)
                 and calls_host(computation)):
-            logger.debug("apu: not using the persistent compilation cache for a module that calls host "
-                         "callbacks (their numbers belong to this process)")
+            _explain_no_entry(cc, compiler, computation)
             return None
         return original_key(options, backend, computation, devices, *args, **kwargs)
 
