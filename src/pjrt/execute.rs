@@ -77,21 +77,39 @@ pub(crate) unsafe extern "C" fn loaded_execute(
         if has_outputs && out_lists.iter().any(|o| o.is_null()) {
             return Err(ApiError::invalid_argument(format!("{NAME}: an output list is NULL")));
         }
-        l.model
-            .execute(per_device, &options, |d, outputs, done| {
-                for (k, promise) in outputs.iter().enumerate() {
-                    // SAFETY: the caller provides `num_outputs` slots per device.
-                    unsafe {
-                        *out_lists[d].add(k) =
-                            BufferHandle::into_raw(l.client.clone(), promise.buffer().clone())
-                    };
+        // (device list, number of outputs) handed out, to take back if Execute fails after all.
+        let mut emitted: Vec<(usize, usize)> = Vec::new();
+        let outcome = l.model.execute(per_device, &options, |d, outputs, done| {
+            for (k, promise) in outputs.iter().enumerate() {
+                // SAFETY: the caller provides `num_outputs` slots per device.
+                unsafe {
+                    *out_lists[d].add(k) =
+                        BufferHandle::into_raw(l.client.clone(), promise.buffer().clone())
+                };
+            }
+            if !a.device_complete_events.is_null() {
+                // SAFETY: the caller provides one event slot per device.
+                unsafe { *a.device_complete_events.add(d) = EventHandle::into_raw(done.clone()) };
+            }
+            emitted.push((d, outputs.len()));
+        });
+        if outcome.is_err() {
+            // A caller does not read the lists of a failed Execute: destroy what they hold.
+            for (d, n) in emitted {
+                for k in 0..n {
+                    // SAFETY: written above by this call.
+                    let slot = unsafe { out_lists[d].add(k) };
+                    drop(unsafe { Box::from_raw(*slot as *mut BufferHandle) });
+                    unsafe { *slot = std::ptr::null_mut() };
                 }
                 if !a.device_complete_events.is_null() {
-                    // SAFETY: the caller provides one event slot per device.
-                    unsafe { *a.device_complete_events.add(d) = EventHandle::into_raw(done.clone()) };
+                    let slot = unsafe { a.device_complete_events.add(d) };
+                    drop(unsafe { Box::from_raw(*slot as *mut EventHandle) });
+                    unsafe { *slot = std::ptr::null_mut() };
                 }
-            })
-            .map_err(|e| ApiError::from(e).prefixed(NAME))
+            }
+        }
+        outcome.map_err(|e| ApiError::from(e).prefixed(NAME))
     })
 }
 

@@ -133,6 +133,26 @@ def test_an_exception_in_a_callback_is_an_error_of_that_execution(dev):
     np.testing.assert_allclose(np.asarray(jax.jit(lambda v: v * 2)(x)), 2 * np.ones(3))
 
 
+@pytest.mark.parametrize("platform_fixture", ["dev", "cpu"])
+def test_a_failing_pure_callback_raises_from_the_call_as_on_cpu(platform_fixture, request):
+    """Without reading the result: the call that ran the callback raises (JAX's python_callback_test
+    checks this for XLA:CPU); the device keeps working, and the same function runs again."""
+    device = request.getfixturevalue(platform_fixture)
+    fail = [True]
+
+    def host(v):
+        if fail[0]:
+            raise ValueError("the host refuses this one")
+        return np.asarray(v) * 3
+
+    f = jax.jit(lambda x: jax.pure_callback(host, jax.ShapeDtypeStruct(x.shape, x.dtype), x) + 1)
+    x = jax.device_put(np.ones(3, np.float32), device)
+    with pytest.raises(Exception, match="the host refuses this one"):
+        f(x)
+    fail[0] = False
+    np.testing.assert_allclose(np.asarray(f(x)), 4 * np.ones(3))
+
+
 def test_a_callback_result_of_the_wrong_shape_is_an_error(dev):
     def f(x):
         return jax.pure_callback(lambda v: np.zeros(4, np.float32), jax.ShapeDtypeStruct(x.shape, x.dtype), x)

@@ -62,7 +62,9 @@ impl DeviceRun {
         let _ = self.done.0.set(Err(error));
     }
 
-    fn run(self) {
+    /// Runs the program and fulfils the outputs; a failure fails them and is also returned (for
+    /// an inline run to report).
+    fn run(self) -> Result<()> {
         let inputs = self
             .inputs
             .iter()
@@ -81,9 +83,14 @@ impl DeviceRun {
             Ok(r) if r.len() == self.outputs.len() => r,
             Ok(r) => {
                 let n = self.outputs.len();
-                return self.fail(Error::internal(format!("the program produced {} results, expected {n}", r.len())));
+                let e = Error::internal(format!("the program produced {} results, expected {n}", r.len()));
+                self.fail(e.clone());
+                return Err(e);
             }
-            Err(e) => return self.fail(e),
+            Err(e) => {
+                self.fail(e.clone());
+                return Err(e);
+            }
         };
         for &i in &self.donated {
             self.inputs[i].release_donated();
@@ -92,6 +99,7 @@ impl DeviceRun {
             promise.fulfill(Ok(tensor));
         }
         let _ = self.done.0.set(Ok(()));
+        Ok(())
     }
 }
 
@@ -121,7 +129,9 @@ impl LoadedExecutable {
     /// Runs the executable with `args[d]` on its `d`-th target device (its own devices, or
     /// `options.device`). Everything is checked before the first side effect (donation, output
     /// creation). Then, per target device, `emit(d, outputs, completion)` hands the caller the
-    /// pending outputs and the completion event before the run can start.
+    /// pending outputs and the completion event before the run can start. The one error after
+    /// that: a program that calls host callbacks, run inline, whose run failed (its outputs and
+    /// event carry the error too; the caller's view drops what it was given).
     pub fn execute(
         &self,
         args: Vec<Vec<Arc<DeviceBuffer>>>,
@@ -219,12 +229,17 @@ impl LoadedExecutable {
                 done: CompletionGuard(done),
                 device,
             };
+            // Programs that call the host run inline too, as on XLA:CPU: the host function's
+            // exception is then raised by the call that ran it (`Err` below; the outputs and the
+            // completion event the caller was given carry it too).
             let quick = exe.last_run_ns.load(Ordering::Relaxed) < INLINE_BELOW_NS;
-            if quick && targets.len() == 1 && self.client.device(device).queue.is_idle() {
+            if (quick || exe.calls_host) && targets.len() == 1 && self.client.device(device).queue.is_idle() {
                 match ready.outcome() {
                     Some(Ok(())) => {
-                        run.run();
-                        continue;
+                        match run.run() {
+                            Err(e) if exe.calls_host => return Err(e),
+                            _ => continue,
+                        }
                     }
                     Some(Err(e)) => {
                         run.fail(e);
@@ -236,7 +251,10 @@ impl LoadedExecutable {
             let client = self.client.clone();
             ready.on_ready(move |outcome| match outcome {
                 Err(e) => run.fail(e.clone()),
-                Ok(()) => client.device(device).queue.submit(move || run.run()),
+                Ok(()) => client.device(device).queue.submit(move || {
+                    // A queued run's failure reaches the caller through its outputs and event.
+                    let _ = run.run();
+                }),
             });
         }
         Ok(())
