@@ -146,13 +146,14 @@ pub fn memory_kinds_round_trip(plugin: &Plugin) -> CaseResult {
     pjrt_call!(plugin, PJRT_Device_AddressableMemories, &mut own)?;
     let memories = unsafe { copy_list(own.memories, own.num_memories) };
     let bytes: Vec<u8> = (0u8..24).collect();
+    const DIMS: [i64; 2] = [4, 6];
     for &from in &memories {
         let kind = super::client::memory_kind(plugin, from)?;
         let mut args = pjrt_args!(PJRT_Client_BufferFromHostBuffer_Args {
             client: client.raw,
             data: bytes.as_ptr() as *const _,
             type_: PJRT_Buffer_Type_U8,
-            dims: [4i64, 6].as_ptr(),
+            dims: DIMS.as_ptr(),
             num_dims: 2,
             host_buffer_semantics: PJRT_HostBufferSemantics_kImmutableOnlyDuringCall,
             memory: from,
@@ -199,7 +200,9 @@ pub fn output_in_host_memory(plugin: &Plugin) -> CaseResult {
         return Err(Skip("the plugin's devices have no pinned_host memory".into()).into());
     };
     let loaded = client.compile(annotated.as_bytes(), "mlir", &case.options)?;
-    let mut kinds = pjrt_args!(PJRT_Executable_OutputMemoryKinds_Args { executable: loaded.executable()?.raw });
+    // Bound to a name: the executable handle is destroyed when it is dropped.
+    let executable = loaded.executable()?;
+    let mut kinds = pjrt_args!(PJRT_Executable_OutputMemoryKinds_Args { executable: executable.raw });
     pjrt_call!(plugin, PJRT_Executable_OutputMemoryKinds, &mut kinds)?;
     let ptrs = unsafe { copy_list(kinds.memory_kinds, kinds.num_outputs) };
     let lens = unsafe { copy_list(kinds.memory_kind_sizes, kinds.num_outputs) };
