@@ -380,7 +380,8 @@ fn copy_to_memory_of_another_device() {
     let b = client
         .buffer_from_host(&f32_bytes(&[1.0, 2.0]), PJRT_Buffer_Type_F32, &[2], None, 2)
         .unwrap();
-    let target = client.memories()[1];
+    // Device 1's default memory (each device has three memories, its default first).
+    let target = client.default_memory(client.devices()[1]);
     let mut c = args!(PJRT_Buffer_CopyToMemory_Args {
         buffer: b.0,
         dst_memory: target
