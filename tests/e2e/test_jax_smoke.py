@@ -62,7 +62,7 @@ def test_devices_and_memories(apu):
     assert [d.id for d in devices] == list(range(len(devices)))
     assert apu.platform == "apu"
     assert apu.device_kind == "apu"
-    assert [m.kind for m in apu.addressable_memories()] == ["device"]
+    assert [m.kind for m in apu.addressable_memories()] == ["device", "pinned_host", "unpinned_host"]
     assert apu.default_memory().kind == "device"
     # The plugin's own platform version; jaxlib 0.10 prefixes it with "PJRT C API\n", jaxlib 0.12 passes it as is.
     assert apu.client.platform_version.splitlines()[-1].startswith("apu ")
