@@ -31,6 +31,7 @@ pub(crate) mod stubs;
 pub(crate) mod table;
 pub(crate) mod topology;
 pub(crate) mod types;
+pub(crate) mod wire;
 pub(crate) mod xspace;
 
 /// The table, for in-process users (tests, the command-line tool).

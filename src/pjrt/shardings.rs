@@ -8,6 +8,7 @@
 
 use super::executable::ExecutableHandle;
 use super::guard::{args_min_size, entry, handle};
+use super::wire;
 use apu_runtime::client::partition::Pieces;
 use std::os::raw::c_char;
 use apu_pjrt_api::*;
@@ -91,36 +92,13 @@ pub(crate) fn op_sharding(p: &Pieces) -> Vec<u8> {
         dims.push(copies);
     }
     let devices: Vec<i64> = by_tile.into_iter().flatten().collect();
-    field_varint(&mut out, 1, 3); // type OTHER
-    packed(&mut out, 3, &dims); // tile_assignment_dimensions
-    packed(&mut out, 4, &devices); // tile_assignment_devices
+    wire::int(&mut out, 1, 3); // type OTHER
+    wire::packed(&mut out, 3, &dims); // tile_assignment_dimensions
+    wire::packed(&mut out, 4, &devices); // tile_assignment_devices
     if copies > 1 {
-        field_varint(&mut out, 6, 1); // replicate_on_last_tile_dim
+        wire::int(&mut out, 6, 1); // replicate_on_last_tile_dim
     }
     out
-}
-
-fn varint(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        out.push(v as u8 | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
-
-fn field_varint(out: &mut Vec<u8>, field: u64, v: u64) {
-    varint(out, field << 3);
-    varint(out, v);
-}
-
-fn packed(out: &mut Vec<u8>, field: u64, values: &[i64]) {
-    let mut body = Vec::new();
-    for &v in values {
-        varint(&mut body, v as u64);
-    }
-    varint(out, field << 3 | 2);
-    varint(out, body.len() as u64);
-    out.extend(body);
 }
 
 #[cfg(test)]

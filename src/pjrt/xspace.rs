@@ -7,31 +7,7 @@
 use apu_runtime::profile::{Span, SpanKind};
 use std::collections::BTreeMap;
 
-const VARINT: u32 = 0;
-const LEN: u32 = 2;
-
-fn varint(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        out.push((v as u8) | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
-
-fn key(out: &mut Vec<u8>, field: u32, wire: u32) {
-    varint(out, u64::from(field << 3 | wire));
-}
-
-fn int(out: &mut Vec<u8>, field: u32, v: i64) {
-    key(out, field, VARINT);
-    varint(out, v as u64);
-}
-
-fn bytes(out: &mut Vec<u8>, field: u32, b: &[u8]) {
-    key(out, field, LEN);
-    varint(out, b.len() as u64);
-    out.extend_from_slice(b);
-}
+use super::wire::{bytes, int};
 
 /// The stat a span's detail goes into, by kind (its name in the trace viewer).
 fn detail_stat(kind: SpanKind) -> &'static str {
@@ -88,7 +64,7 @@ fn plane(device: usize, spans: &[&Span]) -> Vec<u8> {
 }
 
 /// One entry of a map<int64, message> field: a message of key (1) and value (2).
-fn map_entry(field: u32, id: i64, value: &[u8]) -> Vec<u8> {
+fn map_entry(field: u64, id: i64, value: &[u8]) -> Vec<u8> {
     let mut entry = Vec::new();
     int(&mut entry, 1, id);
     bytes(&mut entry, 2, value);
@@ -144,7 +120,7 @@ mod tests {
         while !b.is_empty() {
             let k = read_varint(&mut b);
             let (field, wire) = ((k >> 3) as u32, (k & 7) as u32);
-            if wire == VARINT {
+            if wire == 0 {
                 out.push((field, wire, read_varint(&mut b), Vec::new()));
             } else {
                 let n = read_varint(&mut b) as usize;
