@@ -3,6 +3,7 @@
 //! `SE_InitPlugin`, `TF_InitKernel` and `TFNPD_InitPlugin` (see [`tf`]), and `apu_host_callback_install`
 //! for the wheel's host callbacks (see [`host_callback`]).
 
+pub mod ffi;
 pub mod host_callback;
 pub mod pjrt;
 pub mod tf;

@@ -209,7 +209,7 @@ fn hand_written_ops() {
         assert!(k.contains(&OpKind::BatchNormInference { epsilon: 0.001, feature_index: 1 }));
         let custom = k.iter().find(|k| matches!(k, OpKind::CustomCall { .. })).expect("custom_call");
         match custom {
-            OpKind::CustomCall { call_target_name, has_side_effect, backend_config, api_version, called_computations } => {
+            OpKind::CustomCall { call_target_name, has_side_effect, backend_config, api_version, called_computations, .. } => {
                 assert_eq!(call_target_name, "my_target");
                 assert!(!has_side_effect && called_computations.is_empty());
                 assert_eq!(backend_config, &Some(AttrValue::String("cfg".into())));

@@ -121,6 +121,16 @@ def _enable_callbacks(path: pathlib.Path) -> None:
         logger.warning("apu: could not enable host callbacks (jax.debug.print, pure_callback): %s", exc)
 
 
+def _enable_ffi(path: pathlib.Path) -> None:
+    # jax.ffi.register_ffi_target(..., platform="apu") (ffi.py).
+    try:
+        from . import ffi
+
+        ffi.register(PLATFORM_NAME, str(path))
+    except Exception as exc:  # private API: never let a JAX change break registration
+        logger.warning("apu: could not enable jax.ffi targets for apu: %s", exc)
+
+
 def _enable_compilation_cache() -> None:
     # JAX's persistent compilation cache, which JAX uses only on platforms it names (cache.py).
     try:
@@ -163,4 +173,5 @@ def initialize() -> None:
     _enable_donation()
     _enable_lowerings()
     _enable_callbacks(path)
+    _enable_ffi(path)
     _enable_compilation_cache()

@@ -8,6 +8,7 @@ pub mod device;
 pub mod error;
 pub mod event;
 pub mod exec;
+pub mod ffi;
 pub mod host_callback;
 pub mod interp;
 pub mod layout;

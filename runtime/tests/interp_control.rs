@@ -83,6 +83,7 @@ fn custom_call_is_unimplemented_at_compile_and_run_time() {
         backend_config: None,
         api_version: 4,
         called_computations: vec![],
+        ffi_attributes: None,
     };
     let r = b.op(kind, &[x], tt(&[2], F32));
     let m = module(vec![b.finish(&[r])]);
@@ -184,6 +185,7 @@ fn sharding_annotations_are_identity_on_one_device() {
         backend_config: None,
         api_version: 1,
         called_computations: vec![],
+        ffi_attributes: None,
     };
     let r = b.op(kind, &[x], tt(&[2], F32));
     let m = module(vec![b.finish(&[r])]);

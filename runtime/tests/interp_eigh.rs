@@ -16,6 +16,7 @@ fn eigh_op(config: &str) -> OpKind {
         backend_config: Some(AttrValue::String(config.into())),
         api_version: 1,
         called_computations: Vec::new(),
+        ffi_attributes: None,
     }
 }
 

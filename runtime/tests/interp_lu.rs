@@ -25,6 +25,7 @@ fn lu(a: &Tensor) -> (Vec<Z>, Vec<i32>, Vec<i32>) {
         backend_config: None,
         api_version: 1,
         called_computations: Vec::new(),
+        ffi_attributes: None,
     };
     let out = run_op_with(kind, &[a.clone()], &[tt(&a.ty.shape, a.ty.elem), with(m.min(n)), with(m)], |_| Vec::new()).unwrap();
     (to_pairs(&out[0]), to_i32(&out[1]), to_i32(&out[2]))

@@ -16,6 +16,7 @@ fn custom_call(target: &str) -> OpKind {
         backend_config: None,
         api_version: 1,
         called_computations: Vec::new(),
+        ffi_attributes: None,
     }
 }
 

@@ -2,6 +2,7 @@
 //! readers map VHLO, StableHLO text and HLO opcodes onto these.
 
 use super::literal::Literal;
+use super::ffi_attr::FfiAttr;
 use super::collective::{ManualComputation, ReplicaGroups};
 use super::types::ElementType;
 
@@ -324,6 +325,9 @@ pub enum OpKind {
         backend_config: Option<AttrValue>,
         api_version: i32,
         called_computations: Vec<String>,
+        /// A typed-FFI call's attributes (`mhlo.backend_config` as a dictionary, what `jax.ffi.ffi_call`
+        /// writes); None for every other custom call.
+        ffi_attributes: Option<Vec<(String, FfiAttr)>>,
     },
 
     // Collectives: between the instances of a manual computation (or the replicas of a

@@ -429,6 +429,9 @@ impl<'a> Lowering<'a> {
         if self.lower_host_callback(op)? {
             return Ok(());
         }
+        if self.lower_ffi_call(op)? {
+            return Ok(());
+        }
         if self.lower_collective(op)? {
             return Ok(());
         }
@@ -1194,6 +1197,26 @@ impl<'a> Lowering<'a> {
             outputs.push(s);
         }
         self.push(StepKind::HostCallback(super::HostCallbackKernel { callback, inputs, outputs }));
+        Ok(true)
+    }
+
+    /// A typed-FFI custom call: its operands are materialized and its results get slots.
+    fn lower_ffi_call(&mut self, op: &Op) -> Result<bool> {
+        let Some((target, attributes)) = super::typed_ffi_call(op) else {
+            return Ok(false);
+        };
+        let mut inputs = Vec::with_capacity(op.operands.len());
+        for &x in &op.operands {
+            inputs.push(self.materialize(x)?);
+        }
+        let mut outputs = Vec::with_capacity(op.results.len());
+        for &r in &op.results {
+            let s = self.new_slot(r)?;
+            self.nodes.insert(r, Node::Slot(s));
+            outputs.push(s);
+        }
+        let (target, attributes) = (target.to_string(), attributes.to_vec());
+        self.push(StepKind::FfiCall(super::FfiCallKernel { target, attributes, inputs, outputs }));
         Ok(true)
     }
 

@@ -9,6 +9,7 @@ pub mod arg_reduce;
 pub mod depthwise;
 pub mod fallbacks;
 pub mod host_callback;
+pub mod ffi_call;
 pub mod indexed_copy;
 pub mod lower;
 pub mod rows;
@@ -17,6 +18,7 @@ pub mod window;
 
 pub use arg_reduce::{ArgReduceKernel, Pick};
 pub use fallbacks::FallbackStep;
+pub use ffi_call::{typed_ffi_call, FfiCallKernel, TYPED_FFI_API_VERSION};
 pub use host_callback::{HostCallbackKernel, HOST_CALLBACK_TARGET};
 pub use indexed_copy::{Combine, IndexedCopyKernel};
 use crate::ir::{BinaryOp, ComparisonDirection, ComparisonType, ElementType, Literal, ManualComputation, Module, Op, OpKind, TensorType, UnaryOp, ValueId};
@@ -342,6 +344,8 @@ pub enum StepKind {
     Fallback { op: Op, inputs: Vec<SlotId>, captured: Vec<(ValueId, SlotId)>, outputs: Vec<SlotId> },
     /// A call into the host process (`jax.debug.print`, `pure_callback`, ...).
     HostCallback(HostCallbackKernel),
+    /// A typed-FFI handler call (`jax.ffi.ffi_call`).
+    FfiCall(FfiCallKernel),
     /// `while`: the state starts as `inputs`; `cond` and `body` read it through their params.
     /// `captured` are outer slots the blocks read (kept alive across the loop).
     While { inputs: Vec<SlotId>, captured: Vec<SlotId>, cond: Block, body: Block, outputs: Vec<SlotId> },
@@ -408,6 +412,7 @@ impl StepKind {
             StepKind::Alias { .. } => "alias".into(),
             StepKind::Fallback { op, .. } => format!("interpreter: {}", op.kind.name()),
             StepKind::HostCallback(_) => "host callback".into(),
+            StepKind::FfiCall(k) => format!("ffi call: {}", k.target),
             StepKind::While { .. } => "while".into(),
             StepKind::Case { .. } => "case".into(),
             StepKind::Collective(_) => "collective".into(),
@@ -449,6 +454,7 @@ impl StepKind {
                 inputs.iter().copied().chain(captured.iter().map(|c| c.1)).collect()
             }
             StepKind::HostCallback(k) => k.inputs.clone(),
+            StepKind::FfiCall(k) => k.inputs.clone(),
             StepKind::While { inputs, captured, .. } => inputs.iter().chain(captured).copied().collect(),
             StepKind::Case { index, captured, .. } => std::iter::once(index).chain(captured).copied().collect(),
             StepKind::Collective(k) => k.inputs.clone(),
@@ -474,6 +480,7 @@ impl StepKind {
             StepKind::IndexedCopy(k) => vec![k.out],
             StepKind::Alias { dst, .. } => vec![*dst],
             StepKind::HostCallback(k) => k.outputs.clone(),
+            StepKind::FfiCall(k) => k.outputs.clone(),
             StepKind::Collective(k) => k.outputs.clone(),
             StepKind::InstanceId { out, .. } => vec![*out],
             StepKind::Manual { outputs, .. } => outputs.clone(),
@@ -530,7 +537,7 @@ impl Plan {
                     StepKind::Reduce(_) | StepKind::ArgReduce(_) | StepKind::Window(_) | StepKind::SelectScatter(_) => 1,
                     StepKind::Dot(_) | StepKind::Conv(_) | StepKind::DepthwiseConv(_) => 2,
                     StepKind::Alias { .. } | StepKind::DynamicSlice(_) | StepKind::IndexedCopy(_) | StepKind::Concat(_) | StepKind::Pad(_) => 3,
-                    StepKind::HostCallback(_) => 7,
+                    StepKind::HostCallback(_) | StepKind::FfiCall(_) => 7,
                     StepKind::Collective(_) | StepKind::InstanceId { .. } => 3,
                     StepKind::Manual { .. } => 5,
                     StepKind::Fallback { .. } => 4,
@@ -545,7 +552,7 @@ impl Plan {
         let mut counts = [0usize; 8];
         count(&self.steps, &mut counts);
         let groups = if counts[6] > 0 { format!(" ({} row-blocked groups)", counts[6]) } else { String::new() };
-        let callbacks = if counts[7] > 0 { format!(", {} host callback", counts[7]) } else { String::new() };
+        let callbacks = if counts[7] > 0 { format!(", {} host callback or FFI call", counts[7]) } else { String::new() };
         format!(
             "{} steps: {} fused, {} reduce, {} dot/conv, {} alias/copy, {} fallback, {} control{callbacks}{groups}",
             counts[..6].iter().sum::<usize>() + counts[7],

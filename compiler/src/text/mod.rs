@@ -15,6 +15,7 @@
 
 pub mod attr;
 mod chlo;
+mod ffi_attrs;
 pub mod lexer;
 pub mod literal_text;
 pub mod opdefs;

@@ -514,6 +514,7 @@ pub fn kind_from_attrs(name: &str, attrs: &Attrs, shape: &OpShape) -> R<OpKind> 
                     .collect::<R<_>>()?,
                 Some(other) => return Err(format!("called_computations must be a list, found {}", other.kind_name())),
             },
+            ffi_attributes: super::ffi_attrs::read(attrs.get("mhlo.backend_config"))?,
         },
         "all_reduce" => OpKind::AllReduce { groups: replica_groups(attrs)? },
         "all_gather" => OpKind::AllGather { all_gather_dim: attrs.i64("all_gather_dim")?, groups: replica_groups(attrs)? },
@@ -799,8 +800,11 @@ pub fn attrs_from_kind(kind: &OpKind) -> (String, Vec<(String, Attr)>) {
             put("name", Attr::Str(name.clone()));
             put("version", Attr::Int(*version as i128, Some(ElementType::S32)));
         }
-        OpKind::CustomCall { call_target_name, has_side_effect, backend_config, api_version, called_computations } => {
+        OpKind::CustomCall { call_target_name, has_side_effect, backend_config, api_version, called_computations, ffi_attributes } => {
             put("api_version", Attr::Int(*api_version as i128, Some(ElementType::S32)));
+            if let Some(f) = ffi_attributes {
+                put("mhlo.backend_config", super::ffi_attrs::write(f));
+            }
             if let Some(b) = backend_config {
                 put("backend_config", value_to_attr(b));
             }

@@ -3,6 +3,7 @@
 
 mod convert;
 mod dot_algorithm;
+mod ffi_attrs;
 pub mod dialect;
 mod manual;
 mod module;

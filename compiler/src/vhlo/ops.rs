@@ -392,6 +392,8 @@ pub fn map_op(c: &OpCtx<'_>) -> Result<OpKind> {
                     Attr::Array(items) => items.iter().map(|i| string_value(i)).collect(),
                     other => Err(Error::invalid(format!("expected an array, got {}", attr_kind(other)))),
                 })?,
+                // Read from the op's discardable attributes by the caller (`ffi_attrs`).
+                ffi_attributes: None,
             }
         }
         "all_reduce" => OpKind::AllReduce { groups: replica_groups(c)? },

@@ -82,7 +82,10 @@ fn build_op_inner(op: &RawOp<'_>, values: &mut Vec<Type>, base: u32, table: &mut
             ErrorKind::Unimplemented => Error::unimplemented(format!("{name}: {}", e.message)),
             _ => Error::invalid(format!("{name}: {}", e.message)),
         };
-        let kind = map_op(&ctx).map_err(as_named)?;
+        let mut kind = map_op(&ctx).map_err(as_named)?;
+        if let OpKind::CustomCall { ffi_attributes, .. } = &mut kind {
+            *ffi_attributes = super::ffi_attrs::from_discardable(op.attrs.as_deref()).map_err(as_named)?;
+        }
         check_arity(&kind, op)?;
         if op_base == "dot_general" {
             dot_algorithm::check(&ctx).map_err(as_named)?;

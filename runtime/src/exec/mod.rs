@@ -26,7 +26,7 @@ pub use threads::workers;
 
 use crate::{interp, AlignedBytes, Tensor};
 use apu_compiler::ir::{BinaryOp, ComparisonDirection, ComparisonType, ElementType, Op, OpKind, TensorType, UnaryOp, ValueId};
-use apu_compiler::plan::{lower, Capabilities, HostCallbackKernel, KScalar, Plan, SlotId, Step, StepKind};
+use apu_compiler::plan::{lower, Capabilities, FfiCallKernel, HostCallbackKernel, KScalar, Plan, SlotId, Step, StepKind};
 use apu_compiler::valid::ValidModule;
 use apu_compiler::{Error, Result};
 use fused::Compiled;
@@ -465,6 +465,7 @@ impl Executable {
             }
             (StepKind::Fallback { op, inputs, captured, outputs }, _) => self.run_fallback(op, inputs, captured, outputs, slots, rng)?,
             (StepKind::HostCallback(k), _) => self.run_host_callback(k, slots)?,
+            (StepKind::FfiCall(k), _) => self.run_ffi_call(k, slots)?,
             (StepKind::While { inputs, cond, body, outputs, .. }, Prepared::Loop(lp)) => self.run_while(lp, inputs, cond, body, outputs, slots, pool, rng)?,
             (StepKind::Case { index, branches, outputs, .. }, _) => self.run_case(*index, branches, outputs, slots, pool, rng)?,
             (StepKind::Rows(g), _) => self.run_rows(g, slots, pool, rng)?,
@@ -514,6 +515,27 @@ impl Executable {
             .collect::<Result<Vec<_>>>()?;
         let types: Vec<TensorType> = k.outputs.iter().map(|&s| plan.slots[s].clone()).collect();
         for (&s, t) in k.outputs.iter().zip(crate::host_callback::call(k.callback, &args, &types)?) {
+            slots[s] = Some(t.data);
+        }
+        Ok(())
+    }
+}
+
+impl Executable {
+    /// A typed-FFI handler call with the step's operands, on this thread.
+    fn run_ffi_call(&self, k: &FfiCallKernel, slots: &mut Slots) -> Result<()> {
+        let plan = &self.plan;
+        let args = k
+            .inputs
+            .iter()
+            .map(|&s| {
+                let data = slots[s].clone().ok_or_else(|| Error::internal(format!("slot {s} is read before it is written")))?;
+                Ok(Tensor { ty: plan.slots[s].clone(), data })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let types: Vec<TensorType> = k.outputs.iter().map(|&s| plan.slots[s].clone()).collect();
+        let context = crate::ffi::context::InvokeContext::new(0, 0);
+        for (&s, t) in k.outputs.iter().zip(crate::ffi::call(&k.target, &k.attributes, &args, &types, &context)?) {
             slots[s] = Some(t.data);
         }
         Ok(())

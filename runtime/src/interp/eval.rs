@@ -473,6 +473,14 @@ impl<'m> Interpreter<'m> {
                 let results = crate::linalg::eigh::eval(backend_config.as_ref(), &all_dense(0..operands.len())?, &result_types()?)?;
                 Ok(results.into_iter().map(Value::tensor).collect())
             }
+            K::CustomCall { .. } if apu_compiler::plan::typed_ffi_call(op).is_some() => {
+                // Like a host callback, a foreign function is the same call on both paths.
+                let (target, attributes) = apu_compiler::plan::typed_ffi_call(op).expect("matched above");
+                let args = all_dense(0..operands.len())?.into_iter().map(Dense::to_tensor).collect::<Result<Vec<_>>>()?;
+                let context = crate::ffi::context::InvokeContext::new(0, 0);
+                let results = crate::ffi::call(target, attributes, &args, &result_types()?, &context)?;
+                many(results.iter().map(Dense::from_tensor).collect::<Result<Vec<_>>>()?)
+            }
             K::CustomCall { call_target_name, .. } => {
                 Err(Error::unimplemented(format!("custom_call target \"{call_target_name}\"")))
             }

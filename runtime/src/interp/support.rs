@@ -156,6 +156,12 @@ fn check_op(f: &Function, op: &Op) -> Result<()> {
             let results = tensor_types(f, &op.results, "result")?;
             crate::linalg::eigh::check(backend_config.as_ref(), &operands, &results).map(|_| ())
         }
+        K::CustomCall { .. } if apu_compiler::plan::typed_ffi_call(op).is_some() => {
+            let (target, attributes) = apu_compiler::plan::typed_ffi_call(op).expect("matched above");
+            let operands: Vec<_> = tensor_types(f, &op.operands, "operand")?.into_iter().cloned().collect();
+            let results: Vec<_> = tensor_types(f, &op.results, "result")?.into_iter().cloned().collect();
+            crate::ffi::call::check(target, attributes, &operands, &results)
+        }
         K::CustomCall { call_target_name, .. } => {
             Err(Error::unimplemented(format!("custom_call target \"{call_target_name}\"")))
         }

@@ -21,6 +21,7 @@ pub fn custom_call(target: &str, config: Option<&str>) -> OpKind {
         backend_config: config.map(|s| AttrValue::String(s.into())),
         api_version: 1,
         called_computations: Vec::new(),
+        ffi_attributes: None,
     }
 }
 
