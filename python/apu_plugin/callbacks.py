@@ -152,7 +152,7 @@ def _emit_for_apu(ctx, callback, token, operands, operand_avals, result_avals, *
     """apu's `emit_python_callback`: one `custom_call @apu_host_callback`; returns (results, token, None)."""
     from jax._src.interpreters import mlir
 
-    del operand_avals, returns_token, partitioned
+    del operand_avals, returns_token, partitioned, sharding  # one device runs the whole program
     number = _register_callback(callback)
     result_types = [mlir.aval_to_ir_type(ctx.module_context, aval) for aval in result_avals]
     op = mlir.custom_call(
@@ -163,9 +163,6 @@ def _emit_for_apu(ctx, callback, token, operands, operand_avals, result_avals, *
         has_side_effect=has_side_effect,
         api_version=1,
     )
-    if sharding is not None:
-        # The callback's device, as JAX annotates it (a maximal sharding: one device runs the call).
-        mlir.set_sharding(ctx.module_context, op, sharding)
     # No host-callback object for JAX: apu calls the function itself (JAX would hand it to the backend).
     return list(op.results), token, None
 

@@ -103,3 +103,22 @@ fn ffi_calls_plan_as_ffi_steps_and_match_the_interpreter() {
         assert!(message.contains("apu_rust_fail") && message.contains("an input above 100"), "{message}");
     }
 }
+
+/// JAX writes its own targets that apu implements (here `lax.dce_sink`) with the same dictionary mark;
+/// they stay apu's and never look for a handler.
+#[test]
+fn apus_own_targets_are_not_foreign_calls() {
+    let text = r#"
+func.func public @main(%x: tensor<3xf32>) -> tensor<3xf32> {
+  stablehlo.custom_call @dce_sink(%x) {backend_config = "", has_side_effect = true, mhlo.backend_config = {}} : (tensor<3xf32>) -> ()
+  return %x : tensor<3xf32>
+}
+"#;
+    let module = validate(parse_module(text).unwrap()).unwrap();
+    let program = Program::compile_with(&module, &Options { interpret: false, threads: 2, ..Options::from_env() }).unwrap();
+    let summary = program.plan().expect("plans").summary();
+    assert!(!summary.contains("FFI call"), "{summary}");
+    let x = input([1.0; 6]);
+    let x = Tensor::from_bytes(TensorType::new(vec![3], ElementType::F32), &x.bytes()[..12]).unwrap();
+    assert_eq!(f32s(&program.run(&[x]).unwrap()[0]), vec![1.0; 3]);
+}

@@ -84,6 +84,7 @@ fn custom_call_is_unimplemented_at_compile_and_run_time() {
         api_version: 4,
         called_computations: vec![],
         ffi_attributes: None,
+        output_operand_aliases: vec![],
     };
     let r = b.op(kind, &[x], tt(&[2], F32));
     let m = module(vec![b.finish(&[r])]);
@@ -186,6 +187,7 @@ fn sharding_annotations_are_identity_on_one_device() {
         api_version: 1,
         called_computations: vec![],
         ffi_attributes: None,
+        output_operand_aliases: vec![],
     };
     let r = b.op(kind, &[x], tt(&[2], F32));
     let m = module(vec![b.finish(&[r])]);

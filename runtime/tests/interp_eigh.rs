@@ -17,6 +17,7 @@ fn eigh_op(config: &str) -> OpKind {
         api_version: 1,
         called_computations: Vec::new(),
         ffi_attributes: None,
+        output_operand_aliases: vec![],
     }
 }
 

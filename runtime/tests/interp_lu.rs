@@ -26,6 +26,7 @@ fn lu(a: &Tensor) -> (Vec<Z>, Vec<i32>, Vec<i32>) {
         api_version: 1,
         called_computations: Vec::new(),
         ffi_attributes: None,
+        output_operand_aliases: vec![],
     };
     let out = run_op_with(kind, &[a.clone()], &[tt(&a.ty.shape, a.ty.elem), with(m.min(n)), with(m)], |_| Vec::new()).unwrap();
     (to_pairs(&out[0]), to_i32(&out[1]), to_i32(&out[2]))

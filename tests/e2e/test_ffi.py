@@ -21,6 +21,7 @@ TARGETS = {
     "apu_test_attrs": "ApuTestAttrs",
     "apu_test_double_and_count": "ApuTestDoubleAndCount",
     "apu_test_checked_sqrt": "ApuTestCheckedSqrt",
+    "apu_test_accumulate": "ApuTestAccumulate",
 }
 
 
@@ -117,6 +118,21 @@ def test_a_handler_with_two_results_of_any_dtype(ffi_ops, dev, cpu, dtype):
     np.testing.assert_array_equal(d, dw)
     np.testing.assert_array_equal(d, x * 2 - 1)
     assert int(c) == int(cw) == 12
+
+
+def test_an_aliased_result_starts_as_its_operand(ffi_ops, dev, cpu):
+    def f(acc, x):
+        out = jax.ffi.ffi_call("apu_test_accumulate", jax.ShapeDtypeStruct(acc.shape, acc.dtype), input_output_aliases={0: 0})(
+            acc, x
+        )
+        return out, acc * 1  # acc stays readable after the call: the operand is not overwritten
+
+    acc = np.array([1.0, 2.0, 3.0], np.float32)
+    x = np.array([10.0, 20.0, 30.0], np.float32)
+    (got, kept), (want, _) = _on(dev, f, acc, x), _on(cpu, f, acc, x)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(got, [11.0, 22.0, 33.0])
+    np.testing.assert_array_equal(kept, acc)
 
 
 def test_a_handler_error_fails_the_call_with_its_message(ffi_ops, dev):

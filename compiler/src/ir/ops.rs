@@ -328,6 +328,9 @@ pub enum OpKind {
         /// A typed-FFI call's attributes (`mhlo.backend_config` as a dictionary, what `jax.ffi.ffi_call`
         /// writes); None for every other custom call.
         ffi_attributes: Option<Vec<(String, FfiAttr)>>,
+        /// (result, operand) pairs whose buffers the call shares (`output_operand_aliases` of results
+        /// that are not tuples): the result starts as a copy of the operand.
+        output_operand_aliases: Vec<(usize, usize)>,
     },
 
     // Collectives: between the instances of a manual computation (or the replicas of a

@@ -13,15 +13,28 @@ pub struct FfiCallKernel {
     pub attributes: Vec<(String, FfiAttr)>,
     pub inputs: Vec<SlotId>,
     pub outputs: Vec<SlotId>,
+    /// (result, operand) pairs: the result buffer starts as a copy of the operand (`input_output_aliases`).
+    pub aliases: Vec<(usize, usize)>,
+}
+
+/// What a typed-FFI custom call names: its target, attributes and aliased (result, operand) pairs.
+pub struct TypedFfiCall<'a> {
+    pub target: &'a str,
+    pub attributes: &'a [(String, FfiAttr)],
+    pub aliases: &'a [(usize, usize)],
 }
 
 /// The target and attributes of a typed-FFI custom call, None for any other op. JAX marks its FFI calls
 /// by writing the attributes as a dictionary (`mhlo.backend_config`) and keeps api_version 1 in
 /// StableHLO; an HLO-level producer says api_version 4 instead.
-pub fn typed_ffi_call(op: &Op) -> Option<(&str, &[(String, FfiAttr)])> {
-    match &op.kind {
-        OpKind::CustomCall { call_target_name, ffi_attributes: Some(attrs), .. } => Some((call_target_name, attrs)),
-        OpKind::CustomCall { call_target_name, api_version: TYPED_FFI_API_VERSION, .. } => Some((call_target_name, &[])),
-        _ => None,
-    }
+pub fn typed_ffi_call(op: &Op) -> Option<TypedFfiCall<'_>> {
+    let OpKind::CustomCall { call_target_name, ffi_attributes, api_version, output_operand_aliases, .. } = &op.kind else {
+        return None;
+    };
+    let attributes: &[(String, FfiAttr)] = match ffi_attributes {
+        Some(a) => a,
+        None if *api_version == TYPED_FFI_API_VERSION => &[],
+        None => return None,
+    };
+    Some(TypedFfiCall { target: call_target_name, attributes, aliases: output_operand_aliases })
 }

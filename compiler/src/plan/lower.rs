@@ -1166,6 +1166,14 @@ impl<'a> Lowering<'a> {
             }
             _ => return Ok(false),
         };
+        let (inputs, outputs) = self.operand_and_result_slots(op)?;
+        self.push(StepKind::Collective(CollectiveKernel { kind: kind.0, combiner: kind.1, inputs, outputs }));
+        Ok(true)
+    }
+
+    /// The slots of a step that reads all of `op`'s operands as they are (materialized) and writes
+    /// each of its results into a slot of its own.
+    fn operand_and_result_slots(&mut self, op: &Op) -> Result<(Vec<SlotId>, Vec<SlotId>)> {
         let mut inputs = Vec::with_capacity(op.operands.len());
         for &x in &op.operands {
             inputs.push(self.materialize(x)?);
@@ -1176,8 +1184,7 @@ impl<'a> Lowering<'a> {
             self.nodes.insert(r, Node::Slot(s));
             outputs.push(s);
         }
-        self.push(StepKind::Collective(CollectiveKernel { kind: kind.0, combiner: kind.1, inputs, outputs }));
-        Ok(true)
+        Ok((inputs, outputs))
     }
 
     /// `custom_call @apu_host_callback`: its operands are materialized and its results get slots.
@@ -1186,37 +1193,19 @@ impl<'a> Lowering<'a> {
             return Ok(false);
         };
         let callback = callback?;
-        let mut inputs = Vec::with_capacity(op.operands.len());
-        for &x in &op.operands {
-            inputs.push(self.materialize(x)?);
-        }
-        let mut outputs = Vec::with_capacity(op.results.len());
-        for &r in &op.results {
-            let s = self.new_slot(r)?;
-            self.nodes.insert(r, Node::Slot(s));
-            outputs.push(s);
-        }
+        let (inputs, outputs) = self.operand_and_result_slots(op)?;
         self.push(StepKind::HostCallback(super::HostCallbackKernel { callback, inputs, outputs }));
         Ok(true)
     }
 
     /// A typed-FFI custom call: its operands are materialized and its results get slots.
     fn lower_ffi_call(&mut self, op: &Op) -> Result<bool> {
-        let Some((target, attributes)) = super::typed_ffi_call(op) else {
+        let Some(call) = super::typed_ffi_call(op).filter(|c| self.caps.foreign_call(c.target)) else {
             return Ok(false);
         };
-        let mut inputs = Vec::with_capacity(op.operands.len());
-        for &x in &op.operands {
-            inputs.push(self.materialize(x)?);
-        }
-        let mut outputs = Vec::with_capacity(op.results.len());
-        for &r in &op.results {
-            let s = self.new_slot(r)?;
-            self.nodes.insert(r, Node::Slot(s));
-            outputs.push(s);
-        }
-        let (target, attributes) = (target.to_string(), attributes.to_vec());
-        self.push(StepKind::FfiCall(super::FfiCallKernel { target, attributes, inputs, outputs }));
+        let (inputs, outputs) = self.operand_and_result_slots(op)?;
+        let (target, attributes, aliases) = (call.target.to_string(), call.attributes.to_vec(), call.aliases.to_vec());
+        self.push(StepKind::FfiCall(super::FfiCallKernel { target, attributes, inputs, outputs, aliases }));
         Ok(true)
     }
 

@@ -18,7 +18,7 @@ pub mod window;
 
 pub use arg_reduce::{ArgReduceKernel, Pick};
 pub use fallbacks::FallbackStep;
-pub use ffi_call::{typed_ffi_call, FfiCallKernel, TYPED_FFI_API_VERSION};
+pub use ffi_call::{typed_ffi_call, FfiCallKernel, TypedFfiCall, TYPED_FFI_API_VERSION};
 pub use host_callback::{HostCallbackKernel, HOST_CALLBACK_TARGET};
 pub use indexed_copy::{Combine, IndexedCopyKernel};
 use crate::ir::{BinaryOp, ComparisonDirection, ComparisonType, ElementType, Literal, ManualComputation, Module, Op, OpKind, TensorType, UnaryOp, ValueId};
@@ -43,6 +43,12 @@ pub trait Capabilities {
     /// Whether a kernel of one element evaluates the elementwise op `kind` on operands of these
     /// types giving `result`, for types [`Capabilities::fused_elem`] lacks (complex and the like).
     fn one_element(&self, kind: &OpKind, operands: &[ElementType], result: ElementType) -> bool;
+    /// Whether a typed-FFI custom call to `target` goes to a registered foreign handler; false for the
+    /// targets the runtime implements itself (JAX marks some of those, e.g. `dce_sink`, the same way).
+    fn foreign_call(&self, target: &str) -> bool {
+        let _ = target;
+        true
+    }
 }
 
 /// A scalar constant inside a fused kernel, already of the register's element type.

@@ -45,6 +45,61 @@ fn value(a: &Attr) -> R<FfiAttr> {
     })
 }
 
+/// `output_operand_aliases = [#stablehlo.output_operand_alias<...>]` as (result, operand) pairs; tuple
+/// results or operands are refused (apu's programs have none).
+pub fn read_aliases(a: &Attr) -> R<Vec<(usize, usize)>> {
+    let Attr::Array(items) = a else {
+        return Err(format!("output_operand_aliases must be a list, found {}", a.kind_name()));
+    };
+    let ints = |a: Option<&Attr>| -> R<Vec<i128>> {
+        match a {
+            None => Ok(Vec::new()),
+            Some(Attr::Array(v)) => v.iter().map(|x| x.as_int().ok_or_else(|| "expected integers".to_string())).collect(),
+            Some(Attr::DenseArray(_, v)) => Ok(v.clone()),
+            Some(other) => Err(format!("expected a list of integers, found {}", other.kind_name())),
+        }
+    };
+    items
+        .iter()
+        .map(|item| {
+            let Attr::Struct(kind, fields) = item else {
+                return Err(format!("expected #stablehlo.output_operand_alias, found {}", item.kind_name()));
+            };
+            let field = |k: &str| fields.iter().find(|(n, _)| n == k).map(|(_, v)| v);
+            if kind != "output_operand_alias" {
+                return Err(format!("expected #stablehlo.output_operand_alias, found #stablehlo.{kind}"));
+            }
+            let output = ints(field("output_tuple_indices"))?;
+            let operand = field("operand_index").and_then(Attr::as_int).ok_or("output_operand_alias without operand_index")?;
+            let operand_index = ints(field("operand_tuple_indices"))?;
+            if output.len() > 1 || !operand_index.is_empty() || operand < 0 {
+                return Err(format!("output_operand_alias of output {output:?} to operand {operand} {operand_index:?} (tuples) is not supported"));
+            }
+            Ok((output.first().copied().unwrap_or(0) as usize, operand as usize))
+        })
+        .collect()
+}
+
+/// The printer's form of `output_operand_aliases` (results are named by index, as for a tuple).
+pub fn write_aliases(aliases: &[(usize, usize)]) -> Attr {
+    let list = |v: Vec<i128>| Attr::Array(v.into_iter().map(|x| Attr::Int(x, None)).collect());
+    Attr::Array(
+        aliases
+            .iter()
+            .map(|&(result, operand)| {
+                Attr::Struct(
+                    "output_operand_alias".into(),
+                    vec![
+                        ("output_tuple_indices".into(), list(vec![result as i128])),
+                        ("operand_index".into(), Attr::Int(operand as i128, None)),
+                        ("operand_tuple_indices".into(), list(vec![])),
+                    ],
+                )
+            })
+            .collect(),
+    )
+}
+
 /// The printer's form of FFI attributes (a dictionary).
 pub fn write(attrs: &[(String, FfiAttr)]) -> Attr {
     Attr::Dict(attrs.iter().map(|(k, v)| (k.clone(), write_value(v))).collect())
@@ -121,5 +176,23 @@ func.func public @main(%x: tensor<3xf32>) -> tensor<3xf32> {
         let printed = crate::print::print_module(&m);
         let again = crate::text::parse_module(&printed).unwrap_or_else(|e| panic!("{e}\n{printed}"));
         assert_eq!(ffi_attributes(&again), attrs, "{printed}");
+    }
+
+    #[test]
+    fn output_operand_aliases_are_read_and_printed() {
+        let text = r#"
+func.func public @main(%a: tensor<3xf32>, %b: tensor<2xf32>) -> (tensor<3xf32>, tensor<2xf32>) {
+  %r:2 = stablehlo.custom_call @t(%a, %b) {backend_config = "", mhlo.backend_config = {}, output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [1], operand_index = 1, operand_tuple_indices = []>]} : (tensor<3xf32>, tensor<2xf32>) -> (tensor<3xf32>, tensor<2xf32>)
+  return %r#0, %r#1 : tensor<3xf32>, tensor<2xf32>
+}
+"#;
+        let aliases = |m: &crate::ir::Module| match &m.functions[0].body.ops[0].kind {
+            OpKind::CustomCall { output_operand_aliases, .. } => output_operand_aliases.clone(),
+            other => panic!("{other:?}"),
+        };
+        let m = crate::text::parse_module(text).unwrap();
+        assert_eq!(aliases(&m), vec![(1, 1)]);
+        let printed = crate::print::print_module(&m);
+        assert_eq!(aliases(&crate::text::parse_module(&printed).unwrap()), vec![(1, 1)], "{printed}");
     }
 }

@@ -515,6 +515,10 @@ pub fn kind_from_attrs(name: &str, attrs: &Attrs, shape: &OpShape) -> R<OpKind> 
                 Some(other) => return Err(format!("called_computations must be a list, found {}", other.kind_name())),
             },
             ffi_attributes: super::ffi_attrs::read(attrs.get("mhlo.backend_config"))?,
+            output_operand_aliases: match attrs.get("output_operand_aliases") {
+                None => Vec::new(),
+                Some(a) => super::ffi_attrs::read_aliases(a)?,
+            },
         },
         "all_reduce" => OpKind::AllReduce { groups: replica_groups(attrs)? },
         "all_gather" => OpKind::AllGather { all_gather_dim: attrs.i64("all_gather_dim")?, groups: replica_groups(attrs)? },
@@ -800,10 +804,21 @@ pub fn attrs_from_kind(kind: &OpKind) -> (String, Vec<(String, Attr)>) {
             put("name", Attr::Str(name.clone()));
             put("version", Attr::Int(*version as i128, Some(ElementType::S32)));
         }
-        OpKind::CustomCall { call_target_name, has_side_effect, backend_config, api_version, called_computations, ffi_attributes } => {
+        OpKind::CustomCall {
+            call_target_name,
+            has_side_effect,
+            backend_config,
+            api_version,
+            called_computations,
+            ffi_attributes,
+            output_operand_aliases,
+        } => {
             put("api_version", Attr::Int(*api_version as i128, Some(ElementType::S32)));
             if let Some(f) = ffi_attributes {
                 put("mhlo.backend_config", super::ffi_attrs::write(f));
+            }
+            if !output_operand_aliases.is_empty() {
+                put("output_operand_aliases", super::ffi_attrs::write_aliases(output_operand_aliases));
             }
             if let Some(b) = backend_config {
                 put("backend_config", value_to_attr(b));

@@ -370,9 +370,7 @@ pub fn map_op(c: &OpCtx<'_>) -> Result<OpKind> {
             })?,
         },
         "custom_call" => {
-            if !c.with("output_operand_aliases", |a| Ok(matches!(a, Attr::Array(v) if v.is_empty())))? {
-                return Err(Error::unimplemented("custom_call with output_operand_aliases"));
-            }
+            let output_operand_aliases = c.with("output_operand_aliases", output_operand_aliases)?;
             // custom_call_v2 (StableHLO 1.18+): per-result tilings, a device memory layout apu has no use for;
             // JAX writes an empty list. A non-empty one is refused rather than ignored.
             if matches!(c.attr("result_tilings"), Ok(Attr::Array(v)) if !v.is_empty()) {
@@ -394,6 +392,7 @@ pub fn map_op(c: &OpCtx<'_>) -> Result<OpKind> {
                 })?,
                 // Read from the op's discardable attributes by the caller (`ffi_attrs`).
                 ffi_attributes: None,
+                output_operand_aliases,
             }
         }
         "all_reduce" => OpKind::AllReduce { groups: replica_groups(c)? },
@@ -448,4 +447,29 @@ mod tests {
             }
         }
     }
+}
+
+/// `output_operand_aliases` as (result, operand) pairs. Results and operands that are tuples are refused:
+/// apu's programs have none, and a pair inside a tuple has no buffer of its own to share.
+fn output_operand_aliases(a: &Attr) -> Result<Vec<(usize, usize)>> {
+    let Attr::Array(items) = a else {
+        return Err(Error::invalid(format!("expected an array, got {}", attr_kind(a))));
+    };
+    items
+        .iter()
+        .map(|item| match &**item {
+            Attr::Dialect { name: "output_operand_alias", fields, .. } if fields.len() == 3 => {
+                let output = ints(&fields[0])?;
+                let operand = int_value(&fields[1])?;
+                let operand_index = ints(&fields[2])?;
+                if output.len() > 1 || !operand_index.is_empty() || operand < 0 {
+                    return Err(Error::unimplemented(format!(
+                        "custom_call output_operand_alias of output {output:?} to operand {operand} {operand_index:?} (tuples)"
+                    )));
+                }
+                Ok((output.first().copied().unwrap_or(0) as usize, operand as usize))
+            }
+            other => Err(Error::invalid(format!("expected an output_operand_alias, got {}", attr_kind(other)))),
+        })
+        .collect()
 }

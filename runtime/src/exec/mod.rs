@@ -64,6 +64,9 @@ impl Ptr {
 struct Kernels;
 
 impl Capabilities for Kernels {
+    fn foreign_call(&self, target: &str) -> bool {
+        !crate::interp::support::is_apu_custom_call(target)
+    }
     fn fused_elem(&self, elem: ElementType) -> bool {
         fused::elem_supported(elem)
     }
@@ -504,38 +507,35 @@ impl Executable {
 
     /// A call into the host process with the step's operands, on this thread.
     fn run_host_callback(&self, k: &HostCallbackKernel, slots: &mut Slots) -> Result<()> {
+        let (args, types) = self.call_operands(&k.inputs, &k.outputs, slots)?;
+        for (&s, t) in k.outputs.iter().zip(crate::host_callback::call(k.callback, &args, &types)?) {
+            slots[s] = Some(t.data);
+        }
+        Ok(())
+    }
+
+    /// The operands of a step that calls out of the plan (host callback, FFI handler) as tensors,
+    /// and the types of its results.
+    fn call_operands(&self, inputs: &[SlotId], outputs: &[SlotId], slots: &Slots) -> Result<(Vec<Tensor>, Vec<TensorType>)> {
         let plan = &self.plan;
-        let args = k
-            .inputs
+        let args = inputs
             .iter()
             .map(|&s| {
                 let data = slots[s].clone().ok_or_else(|| Error::internal(format!("slot {s} is read before it is written")))?;
                 Ok(Tensor { ty: plan.slots[s].clone(), data })
             })
             .collect::<Result<Vec<_>>>()?;
-        let types: Vec<TensorType> = k.outputs.iter().map(|&s| plan.slots[s].clone()).collect();
-        for (&s, t) in k.outputs.iter().zip(crate::host_callback::call(k.callback, &args, &types)?) {
-            slots[s] = Some(t.data);
-        }
-        Ok(())
+        Ok((args, outputs.iter().map(|&s| plan.slots[s].clone()).collect()))
     }
 }
 
 impl Executable {
     /// A typed-FFI handler call with the step's operands, on this thread.
     fn run_ffi_call(&self, k: &FfiCallKernel, slots: &mut Slots) -> Result<()> {
-        let plan = &self.plan;
-        let args = k
-            .inputs
-            .iter()
-            .map(|&s| {
-                let data = slots[s].clone().ok_or_else(|| Error::internal(format!("slot {s} is read before it is written")))?;
-                Ok(Tensor { ty: plan.slots[s].clone(), data })
-            })
-            .collect::<Result<Vec<_>>>()?;
-        let types: Vec<TensorType> = k.outputs.iter().map(|&s| plan.slots[s].clone()).collect();
+        let (args, types) = self.call_operands(&k.inputs, &k.outputs, slots)?;
         let context = crate::ffi::context::InvokeContext::new(0, 0);
-        for (&s, t) in k.outputs.iter().zip(crate::ffi::call(&k.target, &k.attributes, &args, &types, &context)?) {
+        let call = apu_compiler::plan::TypedFfiCall { target: &k.target, attributes: &k.attributes, aliases: &k.aliases };
+        for (&s, t) in k.outputs.iter().zip(crate::ffi::call(&call, &args, &types, &context)?) {
             slots[s] = Some(t.data);
         }
         Ok(())

@@ -6,6 +6,7 @@ use super::abi::*;
 use super::context::InvokeContext;
 use crate::Tensor;
 use apu_compiler::ir::{ElementType, FfiAttr, TensorType};
+use apu_compiler::plan::TypedFfiCall;
 use apu_compiler::{Error, Result};
 use std::ffi::{c_int, c_void};
 
@@ -42,7 +43,20 @@ pub fn data_type(e: ElementType) -> Option<c_int> {
 }
 
 /// Checks at compile time what [`call`] needs: a registered handler and element types FFI can name.
-pub fn check(target: &str, attributes: &[(String, FfiAttr)], operands: &[TensorType], results: &[TensorType]) -> Result<()> {
+pub fn check(call: &TypedFfiCall<'_>, operands: &[TensorType], results: &[TensorType]) -> Result<()> {
+    let (target, attributes) = (call.target, call.attributes);
+    for &(r, o) in call.aliases {
+        match (results.get(r), operands.get(o)) {
+            (Some(rt), Some(ot)) if rt == ot => {}
+            (rt, ot) => {
+                return Err(Error::invalid(format!(
+                    "custom_call @{target}: result {r} ({}) aliases operand {o} ({}), which must have the same type",
+                    rt.map_or("missing".into(), |t| t.to_string()),
+                    ot.map_or("missing".into(), |t| t.to_string())
+                )))
+            }
+        }
+    }
     if super::registry::lookup(target).is_none() {
         return Err(Error::unimplemented(format!(
             "custom_call @{target}: no FFI handler named {target:?} is registered for platform apu \
@@ -75,17 +89,20 @@ fn check_attributes(target: &str, attributes: &[(String, FfiAttr)]) -> Result<()
 }
 
 /// Runs handler `target` on `args`, returning results of `result_types`.
-pub fn call(
-    target: &str,
-    attributes: &[(String, FfiAttr)],
-    args: &[Tensor],
-    result_types: &[TensorType],
-    context: &InvokeContext,
-) -> Result<Vec<Tensor>> {
+pub fn call(call: &TypedFfiCall<'_>, args: &[Tensor], result_types: &[TensorType], context: &InvokeContext) -> Result<Vec<Tensor>> {
+    let (target, attributes) = (call.target, call.attributes);
     let handler = super::registry::lookup(target).ok_or_else(|| {
         Error::invalid(format!("custom_call @{target}: no FFI handler named {target:?} is registered for platform apu"))
     })?;
     let mut results: Vec<Tensor> = result_types.iter().map(|t| Tensor::zeroed(t.clone())).collect();
+    // An aliased result shares its operand's buffer in XLA; here it starts as a copy of it, which is
+    // what a handler that updates the result in place reads (the operand is never written).
+    for &(r, o) in call.aliases {
+        if let (Some(res), Some(arg)) = (results.get_mut(r), args.get(o)) {
+            let bytes = std::sync::Arc::get_mut(&mut res.data).expect("a fresh result buffer has one owner");
+            bytes.as_mut_slice().copy_from_slice(arg.bytes());
+        }
+    }
     let mut arg_buffers: Vec<Buffer> =
         args.iter().map(|t| buffer(target, t.bytes().as_ptr() as *mut u8, &t.ty)).collect::<Result<_>>()?;
     let mut ret_buffers: Vec<Buffer> = results

@@ -473,12 +473,14 @@ impl<'m> Interpreter<'m> {
                 let results = crate::linalg::eigh::eval(backend_config.as_ref(), &all_dense(0..operands.len())?, &result_types()?)?;
                 Ok(results.into_iter().map(Value::tensor).collect())
             }
-            K::CustomCall { .. } if apu_compiler::plan::typed_ffi_call(op).is_some() => {
+            K::CustomCall { call_target_name, .. }
+                if apu_compiler::plan::typed_ffi_call(op).is_some() && !super::support::is_apu_custom_call(call_target_name) =>
+            {
                 // Like a host callback, a foreign function is the same call on both paths.
-                let (target, attributes) = apu_compiler::plan::typed_ffi_call(op).expect("matched above");
+                let call = apu_compiler::plan::typed_ffi_call(op).expect("matched above");
                 let args = all_dense(0..operands.len())?.into_iter().map(Dense::to_tensor).collect::<Result<Vec<_>>>()?;
                 let context = crate::ffi::context::InvokeContext::new(0, 0);
-                let results = crate::ffi::call(target, attributes, &args, &result_types()?, &context)?;
+                let results = crate::ffi::call(&call, &args, &result_types()?, &context)?;
                 many(results.iter().map(Dense::from_tensor).collect::<Result<Vec<_>>>()?)
             }
             K::CustomCall { call_target_name, .. } => {

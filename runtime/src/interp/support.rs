@@ -119,6 +119,9 @@ fn check_op(f: &Function, op: &Op) -> Result<()> {
             Some(Type::Tensor(t)) => super::rng::check_output(*algorithm, t),
             _ => Ok(()),
         },
+        K::CustomCall { call_target_name, output_operand_aliases, .. } if !output_operand_aliases.is_empty() && (apu_compiler::plan::typed_ffi_call(op).is_none() || is_apu_custom_call(call_target_name)) => {
+            Err(Error::unimplemented(format!("custom_call @{call_target_name} with output_operand_aliases")))
+        }
         K::CustomCall { call_target_name, .. } if call_target_name == crate::host_callback::HOST_CALLBACK_TARGET => {
             apu_compiler::plan::host_callback::host_callback_number(op).transpose().map(|_| ())?;
             tensor_types(f, &op.operands, "operand")?;
@@ -156,11 +159,11 @@ fn check_op(f: &Function, op: &Op) -> Result<()> {
             let results = tensor_types(f, &op.results, "result")?;
             crate::linalg::eigh::check(backend_config.as_ref(), &operands, &results).map(|_| ())
         }
-        K::CustomCall { .. } if apu_compiler::plan::typed_ffi_call(op).is_some() => {
-            let (target, attributes) = apu_compiler::plan::typed_ffi_call(op).expect("matched above");
+        K::CustomCall { call_target_name, .. } if apu_compiler::plan::typed_ffi_call(op).is_some() && !is_apu_custom_call(call_target_name) => {
+            let call = apu_compiler::plan::typed_ffi_call(op).expect("matched above");
             let operands: Vec<_> = tensor_types(f, &op.operands, "operand")?.into_iter().cloned().collect();
             let results: Vec<_> = tensor_types(f, &op.results, "result")?.into_iter().cloned().collect();
-            crate::ffi::call::check(target, attributes, &operands, &results)
+            crate::ffi::call::check(&call, &operands, &results)
         }
         K::CustomCall { call_target_name, .. } => {
             Err(Error::unimplemented(format!("custom_call target \"{call_target_name}\"")))
@@ -171,6 +174,17 @@ fn check_op(f: &Function, op: &Op) -> Result<()> {
         },
         _ => Ok(()),
     }
+}
+
+/// Whether apu implements custom calls to `target` itself (they never go to an FFI handler).
+pub fn is_apu_custom_call(target: &str) -> bool {
+    target == crate::host_callback::HOST_CALLBACK_TARGET
+        || is_sink_custom_call(target)
+        || is_identity_custom_call(target)
+        || crate::linalg::qr::is_qr_custom_call(target)
+        || crate::linalg::condensed::is_condensed_custom_call(target)
+        || [crate::linalg::schur::SCHUR_TARGET, crate::linalg::eig::EIG_TARGET, crate::linalg::lu::LU_TARGET, crate::linalg::eigh::EIGH_TARGET]
+            .contains(&target)
 }
 
 /// `lax.dce_sink`'s target: consumes values so that dead-code elimination keeps their producers

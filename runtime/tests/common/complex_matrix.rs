@@ -22,6 +22,7 @@ pub fn custom_call(target: &str, config: Option<&str>) -> OpKind {
         api_version: 1,
         called_computations: Vec::new(),
         ffi_attributes: None,
+        output_operand_aliases: vec![],
     }
 }
 

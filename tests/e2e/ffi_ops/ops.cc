@@ -103,3 +103,19 @@ static ffi::Error CheckedSqrtImpl(ffi::Buffer<ffi::F32> x, ffi::ResultBuffer<ffi
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(ApuTestCheckedSqrt, CheckedSqrtImpl,
                               ffi::Ffi::Bind().Arg<ffi::Buffer<ffi::F32>>().Ret<ffi::Buffer<ffi::F32>>());
+
+// Adds `x` into `acc` in place: the result aliases operand 0 (input_output_aliases={0: 0}), so it starts
+// holding acc; the handler reads the running sum from its result buffer, not from operand 0.
+static ffi::Error AccumulateImpl(ffi::Buffer<ffi::F32> acc, ffi::Buffer<ffi::F32> x, ffi::ResultBuffer<ffi::F32> out) {
+  if (acc.element_count() != x.element_count()) return ffi::Error::InvalidArgument("accumulate: sizes differ");
+  const float* in = x.typed_data();
+  float* o = out->typed_data();
+  for (size_t i = 0; i < x.element_count(); ++i) o[i] += in[i];
+  return ffi::Error::Success();
+}
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(ApuTestAccumulate, AccumulateImpl,
+                              ffi::Ffi::Bind()
+                                  .Arg<ffi::Buffer<ffi::F32>>()
+                                  .Arg<ffi::Buffer<ffi::F32>>()
+                                  .Ret<ffi::Buffer<ffi::F32>>());
