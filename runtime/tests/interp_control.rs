@@ -85,6 +85,8 @@ fn custom_call_is_unimplemented_at_compile_and_run_time() {
         called_computations: vec![],
         ffi_attributes: None,
         output_operand_aliases: vec![],
+        operand_layouts: vec![],
+        result_layouts: vec![],
     };
     let r = b.op(kind, &[x], tt(&[2], F32));
     let m = module(vec![b.finish(&[r])]);
@@ -188,6 +190,8 @@ fn sharding_annotations_are_identity_on_one_device() {
         called_computations: vec![],
         ffi_attributes: None,
         output_operand_aliases: vec![],
+        operand_layouts: vec![],
+        result_layouts: vec![],
     };
     let r = b.op(kind, &[x], tt(&[2], F32));
     let m = module(vec![b.finish(&[r])]);

@@ -27,6 +27,8 @@ fn lu(a: &Tensor) -> (Vec<Z>, Vec<i32>, Vec<i32>) {
         called_computations: Vec::new(),
         ffi_attributes: None,
         output_operand_aliases: vec![],
+        operand_layouts: vec![],
+        result_layouts: vec![],
     };
     let out = run_op_with(kind, &[a.clone()], &[tt(&a.ty.shape, a.ty.elem), with(m.min(n)), with(m)], |_| Vec::new()).unwrap();
     (to_pairs(&out[0]), to_i32(&out[1]), to_i32(&out[2]))

@@ -18,6 +18,8 @@ fn custom_call(target: &str) -> OpKind {
         called_computations: Vec::new(),
         ffi_attributes: None,
         output_operand_aliases: vec![],
+        operand_layouts: vec![],
+        result_layouts: vec![],
     }
 }
 

@@ -135,6 +135,20 @@ def test_an_aliased_result_starts_as_its_operand(ffi_ops, dev, cpu):
     np.testing.assert_array_equal(kept, acc)
 
 
+def test_operands_and_results_arrive_in_the_layouts_the_call_asks_for(ffi_ops, dev, cpu):
+    # Column-major in and out: the handler normalizes runs of the last dimension's length in memory,
+    # which are no longer the rows, so the answer differs from the row-major call's and must match CPU's.
+    def f(x):
+        return jax.ffi.ffi_call(
+            "apu_test_rms_norm", jax.ShapeDtypeStruct(x.shape, x.dtype), input_layouts=[(1, 0)], output_layouts=(1, 0)
+        )(x, eps=np.float32(1e-5))
+
+    x = np.random.default_rng(3).standard_normal((4, 6)).astype(np.float32)
+    got, want = _on(dev, f, x), _on(cpu, f, x)
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    assert not np.allclose(got, _on(cpu, rms_norm, x), rtol=1e-3)
+
+
 def test_a_handler_error_fails_the_call_with_its_message(ffi_ops, dev):
     sqrt = lambda x: jax.ffi.ffi_call("apu_test_checked_sqrt", jax.ShapeDtypeStruct(x.shape, x.dtype))(x)  # noqa: E731
     bad = jax.device_put(np.array([4.0, 1.0, -2.0], np.float32), dev)

@@ -331,6 +331,10 @@ pub enum OpKind {
         /// (result, operand) pairs whose buffers the call shares (`output_operand_aliases` of results
         /// that are not tuples): the result starts as a copy of the operand.
         output_operand_aliases: Vec<(usize, usize)>,
+        /// Per operand and per result, the minor-to-major layout a typed-FFI handler sees its buffer
+        /// in (`operand_layouts` / `result_layouts`); empty when not given (row-major).
+        operand_layouts: Vec<Vec<i64>>,
+        result_layouts: Vec<Vec<i64>>,
     },
 
     // Collectives: between the instances of a manual computation (or the replicas of a

@@ -15,6 +15,9 @@ pub struct FfiCallKernel {
     pub outputs: Vec<SlotId>,
     /// (result, operand) pairs: the result buffer starts as a copy of the operand (`input_output_aliases`).
     pub aliases: Vec<(usize, usize)>,
+    /// Minor-to-major layouts the handler sees its operands and results in (empty: row-major).
+    pub operand_layouts: Vec<Vec<i64>>,
+    pub result_layouts: Vec<Vec<i64>>,
 }
 
 /// What a typed-FFI custom call names: its target, attributes and aliased (result, operand) pairs.
@@ -22,13 +25,18 @@ pub struct TypedFfiCall<'a> {
     pub target: &'a str,
     pub attributes: &'a [(String, FfiAttr)],
     pub aliases: &'a [(usize, usize)],
+    pub operand_layouts: &'a [Vec<i64>],
+    pub result_layouts: &'a [Vec<i64>],
 }
 
 /// The target and attributes of a typed-FFI custom call, None for any other op. JAX marks its FFI calls
 /// by writing the attributes as a dictionary (`mhlo.backend_config`) and keeps api_version 1 in
 /// StableHLO; an HLO-level producer says api_version 4 instead.
 pub fn typed_ffi_call(op: &Op) -> Option<TypedFfiCall<'_>> {
-    let OpKind::CustomCall { call_target_name, ffi_attributes, api_version, output_operand_aliases, .. } = &op.kind else {
+    let OpKind::CustomCall {
+        call_target_name, ffi_attributes, api_version, output_operand_aliases, operand_layouts, result_layouts, ..
+    } = &op.kind
+    else {
         return None;
     };
     let attributes: &[(String, FfiAttr)] = match ffi_attributes {
@@ -36,5 +44,5 @@ pub fn typed_ffi_call(op: &Op) -> Option<TypedFfiCall<'_>> {
         None if *api_version == TYPED_FFI_API_VERSION => &[],
         None => return None,
     };
-    Some(TypedFfiCall { target: call_target_name, attributes, aliases: output_operand_aliases })
+    Some(TypedFfiCall { target: call_target_name, attributes, aliases: output_operand_aliases, operand_layouts, result_layouts })
 }

@@ -1204,8 +1204,15 @@ impl<'a> Lowering<'a> {
             return Ok(false);
         };
         let (inputs, outputs) = self.operand_and_result_slots(op)?;
-        let (target, attributes, aliases) = (call.target.to_string(), call.attributes.to_vec(), call.aliases.to_vec());
-        self.push(StepKind::FfiCall(super::FfiCallKernel { target, attributes, inputs, outputs, aliases }));
+        self.push(StepKind::FfiCall(super::FfiCallKernel {
+            target: call.target.to_string(),
+            attributes: call.attributes.to_vec(),
+            inputs,
+            outputs,
+            aliases: call.aliases.to_vec(),
+            operand_layouts: call.operand_layouts.to_vec(),
+            result_layouts: call.result_layouts.to_vec(),
+        }));
         Ok(true)
     }
 

@@ -80,6 +80,40 @@ pub fn read_aliases(a: &Attr) -> R<Vec<(usize, usize)>> {
         .collect()
 }
 
+/// `operand_layouts = [dense<[1, 0]> : tensor<2xindex>, ...]`: a minor-to-major list per value.
+pub fn read_layouts(a: Option<&Attr>) -> R<Vec<Vec<i64>>> {
+    let Some(a) = a else { return Ok(Vec::new()) };
+    let Attr::Array(items) = a else {
+        return Err(format!("layouts must be a list, found {}", a.kind_name()));
+    };
+    items
+        .iter()
+        .map(|item| match item {
+            Attr::Dense(lit) if lit.ty.shape.len() <= 1 && lit.ty.elem.byte_size() == 8 => Ok(lit
+                .to_dense_bytes()
+                .chunks_exact(8)
+                .map(|c| i64::from_le_bytes(c.try_into().expect("8 bytes")))
+                .collect()),
+            Attr::Array(v) => v.iter().map(|x| x.as_int().map(|i| i as i64).ok_or_else(|| "expected integers".to_string())).collect(),
+            other => Err(format!("a layout must be a dense list of indices, found {}", other.kind_name())),
+        })
+        .collect()
+}
+
+pub fn write_layouts(layouts: &[Vec<i64>]) -> Attr {
+    Attr::Array(
+        layouts
+            .iter()
+            .map(|l| {
+                let bytes = l.iter().flat_map(|v| v.to_le_bytes()).collect();
+                Literal::dense(TensorType::new(vec![l.len() as i64], ElementType::S64), bytes)
+                    .map(Attr::Dense)
+                    .unwrap_or_else(|_| Attr::Array(Vec::new()))
+            })
+            .collect(),
+    )
+}
+
 /// The printer's form of `output_operand_aliases` (results are named by index, as for a tuple).
 pub fn write_aliases(aliases: &[(usize, usize)]) -> Attr {
     let list = |v: Vec<i128>| Attr::Array(v.into_iter().map(|x| Attr::Int(x, None)).collect());

@@ -519,6 +519,8 @@ pub fn kind_from_attrs(name: &str, attrs: &Attrs, shape: &OpShape) -> R<OpKind> 
                 None => Vec::new(),
                 Some(a) => super::ffi_attrs::read_aliases(a)?,
             },
+            operand_layouts: super::ffi_attrs::read_layouts(attrs.get("operand_layouts"))?,
+            result_layouts: super::ffi_attrs::read_layouts(attrs.get("result_layouts"))?,
         },
         "all_reduce" => OpKind::AllReduce { groups: replica_groups(attrs)? },
         "all_gather" => OpKind::AllGather { all_gather_dim: attrs.i64("all_gather_dim")?, groups: replica_groups(attrs)? },
@@ -812,7 +814,13 @@ pub fn attrs_from_kind(kind: &OpKind) -> (String, Vec<(String, Attr)>) {
             called_computations,
             ffi_attributes,
             output_operand_aliases,
+            operand_layouts,
+            result_layouts,
         } => {
+            if !operand_layouts.is_empty() || !result_layouts.is_empty() {
+                put("operand_layouts", super::ffi_attrs::write_layouts(operand_layouts));
+                put("result_layouts", super::ffi_attrs::write_layouts(result_layouts));
+            }
             put("api_version", Attr::Int(*api_version as i128, Some(ElementType::S32)));
             if let Some(f) = ffi_attributes {
                 put("mhlo.backend_config", super::ffi_attrs::write(f));

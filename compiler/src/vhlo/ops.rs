@@ -393,6 +393,8 @@ pub fn map_op(c: &OpCtx<'_>) -> Result<OpKind> {
                 // Read from the op's discardable attributes by the caller (`ffi_attrs`).
                 ffi_attributes: None,
                 output_operand_aliases,
+                operand_layouts: layouts(c, "operand_layouts")?,
+                result_layouts: layouts(c, "result_layouts")?,
             }
         }
         "all_reduce" => OpKind::AllReduce { groups: replica_groups(c)? },
@@ -472,4 +474,35 @@ fn output_operand_aliases(a: &Attr) -> Result<Vec<(usize, usize)>> {
             other => Err(Error::invalid(format!("expected an output_operand_alias, got {}", attr_kind(other)))),
         })
         .collect()
+}
+
+/// `operand_layouts` / `result_layouts`: one minor-to-major list per value; absent is empty.
+fn layouts(c: &OpCtx<'_>, name: &str) -> Result<Vec<Vec<i64>>> {
+    if c.is_none(name) {
+        return Ok(Vec::new());
+    }
+    c.with(name, |a| match a {
+        Attr::Array(items) => items.iter().map(|i| layout(i)).collect(),
+        other => Err(Error::invalid(format!("expected an array, got {}", attr_kind(other)))),
+    })
+}
+
+/// One layout: `dense<[1, 0]> : tensor<2xindex>` (index elements are 8-byte little-endian in the blob;
+/// a one-element blob is a splat).
+fn layout(a: &Attr) -> Result<Vec<i64>> {
+    match a {
+        Attr::DenseElements { ty, data } => match &**ty {
+            crate::bytecode::Ty::Tensor { shape, elem, .. } if matches!(**elem, crate::bytecode::Ty::Index) => {
+                let n = shape.iter().product::<i64>().max(0) as usize;
+                let values: Vec<i64> = data.chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().expect("8 bytes"))).collect();
+                match values.len() {
+                    len if len == n => Ok(values),
+                    1 => Ok(vec![values[0]; n]),
+                    len => Err(Error::invalid(format!("a layout of {n} dimensions with {len} values"))),
+                }
+            }
+            _ => ints(a),
+        },
+        other => ints(other),
+    }
 }

@@ -534,7 +534,13 @@ impl Executable {
     fn run_ffi_call(&self, k: &FfiCallKernel, slots: &mut Slots) -> Result<()> {
         let (args, types) = self.call_operands(&k.inputs, &k.outputs, slots)?;
         let context = crate::ffi::context::InvokeContext::new(0, 0);
-        let call = apu_compiler::plan::TypedFfiCall { target: &k.target, attributes: &k.attributes, aliases: &k.aliases };
+        let call = apu_compiler::plan::TypedFfiCall {
+            target: &k.target,
+            attributes: &k.attributes,
+            aliases: &k.aliases,
+            operand_layouts: &k.operand_layouts,
+            result_layouts: &k.result_layouts,
+        };
         for (&s, t) in k.outputs.iter().zip(crate::ffi::call(&call, &args, &types, &context)?) {
             slots[s] = Some(t.data);
         }

@@ -42,6 +42,14 @@ pub fn data_type(e: ElementType) -> Option<c_int> {
     })
 }
 
+/// The error of a call to a target no handler is registered for, the same at compile and at run time.
+fn unregistered(target: &str) -> Error {
+    Error::unimplemented(format!(
+        "custom_call @{target}: no FFI handler named {target:?} is registered for platform apu \
+         (register it with jax.ffi.register_ffi_target({target:?}, ..., platform=\"apu\"))"
+    ))
+}
+
 /// Checks at compile time what [`call`] needs: a registered handler and element types FFI can name.
 pub fn check(call: &TypedFfiCall<'_>, operands: &[TensorType], results: &[TensorType]) -> Result<()> {
     let (target, attributes) = (call.target, call.attributes);
@@ -58,17 +66,73 @@ pub fn check(call: &TypedFfiCall<'_>, operands: &[TensorType], results: &[Tensor
         }
     }
     if super::registry::lookup(target).is_none() {
-        return Err(Error::unimplemented(format!(
-            "custom_call @{target}: no FFI handler named {target:?} is registered for platform apu \
-             (register it with jax.ffi.register_ffi_target({target:?}, ..., platform=\"apu\"))"
-        )));
+        return Err(unregistered(target));
     }
     for (what, t) in operands.iter().map(|t| ("operand", t)).chain(results.iter().map(|t| ("result", t))) {
         if data_type(t.elem).is_none() {
             return Err(Error::unimplemented(format!("custom_call @{target}: an FFI {what} of type {t}")));
         }
     }
+    check_layouts(target, "operand", call.operand_layouts, operands)?;
+    check_layouts(target, "result", call.result_layouts, results)?;
     check_attributes(target, attributes)
+}
+
+fn check_layouts(target: &str, what: &str, layouts: &[Vec<i64>], types: &[TensorType]) -> Result<()> {
+    if layouts.is_empty() {
+        return Ok(());
+    }
+    if layouts.len() != types.len() {
+        return Err(Error::invalid(format!("custom_call @{target}: {} {what} layouts for {} {what}s", layouts.len(), types.len())));
+    }
+    for (i, (l, t)) in layouts.iter().zip(types).enumerate() {
+        let mut sorted = l.clone();
+        sorted.sort_unstable();
+        if sorted != (0..t.shape.len() as i64).collect::<Vec<_>>() {
+            return Err(Error::invalid(format!("custom_call @{target}: {what} {i} ({t}) has layout {l:?}, not a permutation of its dimensions")));
+        }
+    }
+    Ok(())
+}
+
+/// Whether `layout` (minor-to-major) is row-major for `rank` dimensions, which is how apu stores values.
+fn is_row_major(layout: Option<&Vec<i64>>) -> bool {
+    layout.is_none_or(|l| l.iter().rev().copied().eq(0..l.len() as i64))
+}
+
+/// Copies between apu's row-major order and the physical order of `layout` (minor-to-major):
+/// `to_physical` reads row-major `src` and writes the layout's order, otherwise the reverse.
+fn relayout(src: &[u8], dims: &[i64], layout: &[i64], elem_size: usize, to_physical: bool) -> Vec<u8> {
+    let rank = dims.len();
+    let mut out = vec![0u8; src.len()];
+    if src.is_empty() || elem_size == 0 {
+        return out;
+    }
+    // Row-major strides of the logical array, in bytes.
+    let mut strides = vec![elem_size; rank];
+    for k in (0..rank.saturating_sub(1)).rev() {
+        strides[k] = strides[k + 1] * dims[k + 1] as usize;
+    }
+    // The physical order walks dimensions from the most major (last in `layout`) to the most minor.
+    let order: Vec<usize> = layout.iter().rev().map(|&d| d as usize).collect();
+    let mut index = vec![0usize; rank];
+    for physical in 0..src.len() / elem_size {
+        let logical: usize = order.iter().zip(&index).map(|(&d, &i)| i * strides[d]).sum();
+        let p = physical * elem_size;
+        if to_physical {
+            out[p..p + elem_size].copy_from_slice(&src[logical..logical + elem_size]);
+        } else {
+            out[logical..logical + elem_size].copy_from_slice(&src[p..p + elem_size]);
+        }
+        for j in (0..rank).rev() {
+            index[j] += 1;
+            if index[j] < dims[order[j]] as usize {
+                break;
+            }
+            index[j] = 0;
+        }
+    }
+    out
 }
 
 fn check_attributes(target: &str, attributes: &[(String, FfiAttr)]) -> Result<()> {
@@ -91,9 +155,7 @@ fn check_attributes(target: &str, attributes: &[(String, FfiAttr)]) -> Result<()
 /// Runs handler `target` on `args`, returning results of `result_types`.
 pub fn call(call: &TypedFfiCall<'_>, args: &[Tensor], result_types: &[TensorType], context: &InvokeContext) -> Result<Vec<Tensor>> {
     let (target, attributes) = (call.target, call.attributes);
-    let handler = super::registry::lookup(target).ok_or_else(|| {
-        Error::invalid(format!("custom_call @{target}: no FFI handler named {target:?} is registered for platform apu"))
-    })?;
+    let handler = super::registry::lookup(target).ok_or_else(|| unregistered(target))?;
     let mut results: Vec<Tensor> = result_types.iter().map(|t| Tensor::zeroed(t.clone())).collect();
     // An aliased result shares its operand's buffer in XLA; here it starts as a copy of it, which is
     // what a handler that updates the result in place reads (the operand is never written).
@@ -103,13 +165,40 @@ pub fn call(call: &TypedFfiCall<'_>, args: &[Tensor], result_types: &[TensorType
             bytes.as_mut_slice().copy_from_slice(arg.bytes());
         }
     }
-    let mut arg_buffers: Vec<Buffer> =
-        args.iter().map(|t| buffer(target, t.bytes().as_ptr() as *mut u8, &t.ty)).collect::<Result<_>>()?;
+    // Values the handler wants in another layout than row-major get a copy in that layout; results
+    // come back through theirs after the call.
+    let physical_args: Vec<Option<Vec<u8>>> = args
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let layout = call.operand_layouts.get(i);
+            (!is_row_major(layout)).then(|| relayout(t.bytes(), &t.ty.shape, layout.expect("not row-major"), t.ty.elem.byte_size(), true))
+        })
+        .collect();
+    let mut physical_results: Vec<Option<Vec<u8>>> = results
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let layout = call.result_layouts.get(i);
+            (!is_row_major(layout)).then(|| relayout(t.bytes(), &t.ty.shape, layout.expect("not row-major"), t.ty.elem.byte_size(), true))
+        })
+        .collect();
+    let mut arg_buffers: Vec<Buffer> = args
+        .iter()
+        .zip(&physical_args)
+        .map(|(t, physical)| {
+            let p = physical.as_ref().map_or(t.bytes().as_ptr(), |v| v.as_ptr());
+            buffer(target, p as *mut u8, &t.ty)
+        })
+        .collect::<Result<_>>()?;
     let mut ret_buffers: Vec<Buffer> = results
         .iter_mut()
-        .map(|t| {
-            let bytes = std::sync::Arc::get_mut(&mut t.data).expect("a fresh result buffer has one owner");
-            let p = bytes.as_mut_ptr();
+        .zip(physical_results.iter_mut())
+        .map(|(t, physical)| {
+            let p = match physical {
+                Some(v) => v.as_mut_ptr(),
+                None => std::sync::Arc::get_mut(&mut t.data).expect("a fresh result buffer has one owner").as_mut_ptr(),
+            };
             buffer(target, p, &t.ty)
         })
         .collect::<Result<_>>()?;
@@ -157,6 +246,14 @@ pub fn call(call: &TypedFfiCall<'_>, args: &[Tensor], result_types: &[TensorType
         }
     };
     drop(encoder);
+    drop(physical_args);
+    for (i, physical) in physical_results.into_iter().enumerate() {
+        if let (Some(bytes), Some(layout)) = (physical, call.result_layouts.get(i)) {
+            let t = &mut results[i];
+            let logical = relayout(&bytes, &t.ty.shape, layout, t.ty.elem.byte_size(), false);
+            std::sync::Arc::get_mut(&mut t.data).expect("a fresh result buffer has one owner").as_mut_slice().copy_from_slice(&logical);
+        }
+    }
     outcome.map_err(|(code, message)| {
         let message = format!("custom_call @{target}: the FFI handler failed: {message}");
         match code {
@@ -260,5 +357,26 @@ impl AttrEncoder {
                 (ATTR_DICTIONARY, p)
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relayout_to_column_major_and_back() {
+        // A 2x3 matrix of u8 in row-major order; column-major (minor-to-major [0, 1]) reads it by columns.
+        let rows: Vec<u8> = vec![1, 2, 3, 4, 5, 6];
+        let columns = relayout(&rows, &[2, 3], &[0, 1], 1, true);
+        assert_eq!(columns, vec![1, 4, 2, 5, 3, 6]);
+        assert_eq!(relayout(&columns, &[2, 3], &[0, 1], 1, false), rows);
+        // Row-major is the identity; a 3-D layout moves the middle dimension outermost.
+        assert_eq!(relayout(&rows, &[2, 3], &[1, 0], 1, true), rows);
+        let cube: Vec<u8> = (0..24).collect();
+        let moved = relayout(&cube, &[2, 3, 4], &[2, 0, 1], 1, true);
+        assert_eq!(&moved[..8], &[0, 1, 2, 3, 12, 13, 14, 15]);
+        assert_eq!(relayout(&moved, &[2, 3, 4], &[2, 0, 1], 1, false), cube);
+        assert!(is_row_major(None) && is_row_major(Some(&vec![2, 1, 0])) && !is_row_major(Some(&vec![0, 1])));
     }
 }

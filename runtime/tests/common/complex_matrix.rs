@@ -23,6 +23,8 @@ pub fn custom_call(target: &str, config: Option<&str>) -> OpKind {
         called_computations: Vec::new(),
         ffi_attributes: None,
         output_operand_aliases: vec![],
+        operand_layouts: vec![],
+        result_layouts: vec![],
     }
 }
 
