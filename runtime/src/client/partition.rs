@@ -12,7 +12,8 @@
 //! copies, and the one at coordinate 0 is the copy read when assembling.
 
 use crate::{Error, Result, Tensor};
-use apu_compiler::ir::{Function, TensorType, ValueSharding};
+use apu_compiler::ir::{DimAxes, Function, OpKind, TensorType, ValueId, ValueSharding};
+use std::collections::HashMap;
 
 /// How one argument or result of the global program maps onto the devices.
 #[derive(Clone, Debug, PartialEq)]
@@ -35,24 +36,80 @@ pub struct Partitioning {
 }
 
 impl Partitioning {
-    /// From the entry function's shardings (absent: replicated on every device).
+    /// From the entry function's shardings; where it gives none, from what the program's own
+    /// shardings imply ([`propagated`]); else replicated on every device.
     pub fn new(entry: &Function, params: &[TensorType], results: &[TensorType], partitions: usize) -> Result<Partitioning> {
-        let param_shardings = entry.arg_attrs.iter().map(|a| a.sharding.as_ref());
-        let params = params
-            .iter()
-            .enumerate()
-            .zip(param_shardings.chain(std::iter::repeat(None)))
-            .map(|((i, t), s)| Pieces::new(t, s, partitions, &format!("parameter {i}")))
-            .collect::<Result<Vec<_>>>()?;
-        let result_shardings = entry.result_shardings.iter().map(Option::as_ref);
-        let results = results
-            .iter()
-            .enumerate()
-            .zip(result_shardings.chain(std::iter::repeat(None)))
-            .map(|((i, t), s)| Pieces::new(t, s, partitions, &format!("result {i}")))
-            .collect::<Result<Vec<_>>>()?;
-        Ok(Partitioning { partitions, params, results })
+        let (param_shardings, result_shardings) = propagated(entry);
+        let pieces = |types: &[TensorType], shardings: &[Option<ValueSharding>], what: &str| {
+            types
+                .iter()
+                .enumerate()
+                .map(|(i, t)| Pieces::new(t, shardings.get(i).and_then(Option::as_ref), partitions, &format!("{what} {i}")))
+                .collect::<Result<Vec<_>>>()
+        };
+        Ok(Partitioning {
+            partitions,
+            params: pieces(params, &param_shardings, "parameter")?,
+            results: pieces(results, &result_shardings, "result")?,
+        })
     }
+}
+
+/// The shardings of the entry's parameters and results: those it states, and for the others what
+/// its body implies. JAX leaves values unannotated and lets XLA's sharding propagation choose:
+/// the parameters and results of `jit(shard_map(f))` get the manual computation's `in_shardings` /
+/// `out_shardings`, and a result computed elementwise from a sharded value keeps that value's
+/// sharding (`jit(lambda x: x * 2, in_shardings=s)` returns an array sharded as `s`). The framework
+/// asks the executable for these and places the pieces by them, so apu reports the same for these
+/// common cases. Values the walk does not reach stay unannotated: replicated, always correct.
+fn propagated(entry: &Function) -> (Vec<Option<ValueSharding>>, Vec<Option<ValueSharding>>) {
+    let body = &entry.body;
+    let mut params: Vec<Option<ValueSharding>> =
+        (0..body.params.len()).map(|i| entry.arg_attrs.get(i).and_then(|a| a.sharding.clone())).collect();
+    let mut known: HashMap<ValueId, ValueSharding> = HashMap::new();
+    for (v, s) in body.params.iter().zip(&params) {
+        if let Some(s) = s {
+            known.insert(*v, s.clone());
+        }
+    }
+    let shape = |v: ValueId| entry.value_type(v).as_tensor().map(|t| t.shape.clone());
+    // The readers turn Shardy's casts into same-shape reshapes; look through them to the parameter.
+    let mut origin: HashMap<ValueId, ValueId> = HashMap::new();
+    for op in &body.ops {
+        match &op.kind {
+            OpKind::ManualComputation(mc) => {
+                let sharding = |dims: &DimAxes| ValueSharding { mesh_name: mc.mesh_name.clone(), mesh: mc.mesh.clone(), dims: dims.clone() };
+                for (v, dims) in op.operands.iter().zip(&mc.in_shardings) {
+                    let v = origin.get(v).unwrap_or(v);
+                    if let Some(i) = body.params.iter().position(|p| p == v).filter(|&i| params[i].is_none()) {
+                        params[i] = Some(sharding(dims));
+                        known.insert(*v, sharding(dims));
+                    }
+                }
+                for (v, dims) in op.results.iter().zip(&mc.out_shardings) {
+                    known.insert(*v, sharding(dims));
+                }
+            }
+            OpKind::Unary(_) | OpKind::Binary(_) | OpKind::Compare { .. } | OpKind::Select | OpKind::Clamp | OpKind::Convert | OpKind::Reshape => {
+                let [result] = op.results.as_slice() else { continue };
+                let out = shape(*result);
+                if let (OpKind::Reshape, [operand]) = (&op.kind, op.operands.as_slice()) {
+                    if shape(*operand) == out {
+                        origin.insert(*result, *origin.get(operand).unwrap_or(operand));
+                    }
+                }
+                let from = op.operands.iter().find(|&&v| shape(v) == out && known.contains_key(&v));
+                if let Some(s) = from.and_then(|v| known.get(v)).cloned() {
+                    known.insert(*result, s);
+                }
+            }
+            _ => {}
+        }
+    }
+    let results = (0..body.results.len())
+        .map(|i| entry.result_shardings.get(i).cloned().flatten().or_else(|| known.get(&body.results[i]).cloned()))
+        .collect();
+    (params, results)
 }
 
 impl Pieces {
