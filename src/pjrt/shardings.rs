@@ -124,6 +124,7 @@ mod tests {
             mesh_name: "mesh".into(),
             mesh: MeshAxes { axes: mesh.iter().map(|(n, s)| (n.to_string(), *s)).collect(), ..Default::default() },
             dims: dims.iter().map(|d| d.iter().map(|x| x.to_string()).collect()).collect(),
+            unreduced: Vec::new(),
         };
         let n = mesh.iter().map(|m| m.1).product::<i64>() as usize;
         Pieces::new(&TensorType::new(shape.to_vec(), ElementType::F32), Some(&s), n, "v").unwrap()
