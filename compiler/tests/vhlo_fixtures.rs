@@ -159,6 +159,21 @@ fn single_device_shardy_annotations_are_accepted() {
 }
 
 #[test]
+fn host_callbacks_with_a_maximal_sharding_are_read() {
+    // JAX annotates each host callback with `sdy.sharding_per_value<[<@maximal_mesh_k, []>]>` and adds
+    // `sdy.mesh @maximal_mesh_k = <[], device_ids=[k]>`: on one device (k = 0), and on the second device
+    // of a program partitioned over two, which apu runs once as the global program.
+    for (program, partitions) in [("callback_maximal", 1), ("callback_maximal_2dev", 2)] {
+        for target in ["v1_0_0", "v1_17_0"] {
+            let m = read(program, target);
+            assert_eq!(m.num_partitions, partitions, "{program} {target}");
+            let calls: Vec<_> = m.entry_function().body.ops.iter().filter(|o| matches!(o.kind, OpKind::CustomCall { .. })).collect();
+            assert_eq!(calls.len(), 1, "{program} {target}");
+        }
+    }
+}
+
+#[test]
 fn real_sharding_is_read_and_legacy_sharding_refused_by_name() {
     // A jit over NamedSharding(Mesh(2 devices, ('x',)), P('x')): refused until decision 64, now the
     // global program whose argument keeps its sharding, for Execute to assemble the devices' pieces.

@@ -152,7 +152,7 @@ def _emit_for_apu(ctx, callback, token, operands, operand_avals, result_avals, *
     """apu's `emit_python_callback`: one `custom_call @apu_host_callback`; returns (results, token, None)."""
     from jax._src.interpreters import mlir
 
-    del operand_avals, returns_token, partitioned, sharding  # one device runs the whole program
+    del operand_avals, returns_token, partitioned
     number = _register_callback(callback)
     result_types = [mlir.aval_to_ir_type(ctx.module_context, aval) for aval in result_avals]
     op = mlir.custom_call(
@@ -163,6 +163,11 @@ def _emit_for_apu(ctx, callback, token, operands, operand_avals, result_avals, *
         has_side_effect=has_side_effect,
         api_version=1,
     )
+    # JAX's own lowering annotates the call with the sharding it chose (maximal on one device for a jit,
+    # per-device in a manual computation); its tests read it back from the lowered text. apu runs a jit's
+    # global program once, so a maximal callback runs once, as there.
+    if sharding is not None:
+        mlir.set_sharding(ctx.module_context, op, sharding)
     # No host-callback object for JAX: apu calls the function itself (JAX would hand it to the backend).
     return list(op.results), token, None
 

@@ -43,7 +43,8 @@ impl BufferHandle {
         pjrt_type: PJRT_Buffer_Type,
     ) -> *mut PJRT_Buffer {
         buffer.track(client.device(buffer.device()).memory_stats.clone());
-        let dims = buffer.ty().shape.clone();
+        // A token is stored as an empty `pred[0]` and shown with no dimensions, as XLA shows tokens.
+        let dims = if pjrt_type == PJRT_Buffer_Type_TOKEN { Vec::new() } else { buffer.ty().shape.clone() };
         let minor_to_major = (0..dims.len() as i64).rev().collect();
         Box::into_raw(Box::new(BufferHandle {
             client,

@@ -17,7 +17,7 @@ pub(crate) struct ExecutableView {
     /// Layouts extension answers: every parameter and output is dense row-major.
     pub param_layouts: LayoutList,
     pub output_layouts: LayoutList,
-    output_pjrt_types: Vec<PJRT_Buffer_Type>,
+    pub output_pjrt_types: Vec<PJRT_Buffer_Type>,
     output_dims: Vec<i64>,
     output_dim_sizes: Vec<usize>,
     output_memory_kinds: Vec<*const c_char>,
@@ -44,7 +44,14 @@ impl std::ops::Deref for ExecutableView {
 
 impl ExecutableView {
     pub fn new(model: Arc<Executable>) -> Arc<ExecutableView> {
-        let (params, outputs) = (&model.param_types, &model.output_types);
+        let params = &model.param_types;
+        // What the framework sees of each output: a token output is XLA's TOKEN with no dimensions.
+        let outputs: Vec<(PJRT_Buffer_Type, &[i64])> = model
+            .output_types
+            .iter()
+            .zip(&model.output_tokens)
+            .map(|(t, &token)| if token { (PJRT_Buffer_Type_TOKEN, &[][..]) } else { (pjrt_type(t.elem), &t.shape[..]) })
+            .collect();
         let names = |kinds: &[apu_runtime::client::MemoryKind]| -> (Vec<*const c_char>, Vec<usize>) {
             kinds.iter().map(|k| (k.name().as_ptr() as *const c_char, k.name().len())).unzip()
         };
@@ -52,10 +59,10 @@ impl ExecutableView {
         let (param_memory_kinds, param_memory_kind_sizes) = names(&model.param_memory_kinds);
         Arc::new(ExecutableView {
             param_layouts: LayoutList::descending(params.iter().map(|t| t.rank())),
-            output_layouts: LayoutList::descending(outputs.iter().map(|t| t.rank())),
-            output_pjrt_types: outputs.iter().map(|t| pjrt_type(t.elem)).collect(),
-            output_dims: outputs.iter().flat_map(|t| t.shape.iter().copied()).collect(),
-            output_dim_sizes: outputs.iter().map(|t| t.rank()).collect(),
+            output_layouts: LayoutList::descending(outputs.iter().map(|(_, dims)| dims.len())),
+            output_pjrt_types: outputs.iter().map(|&(t, _)| t).collect(),
+            output_dims: outputs.iter().flat_map(|(_, dims)| dims.iter().copied()).collect(),
+            output_dim_sizes: outputs.iter().map(|(_, dims)| dims.len()).collect(),
             output_memory_kinds,
             output_memory_kind_sizes,
             param_memory_kinds,

@@ -60,8 +60,10 @@ pub(crate) unsafe extern "C" fn loaded_execute(
             let mut inputs = Vec::with_capacity(raw_args.len());
             for (i, &raw) in raw_args.iter().enumerate() {
                 let b = unsafe { buffer(raw, "argument")? };
-                // A storage-only type (kept as u8 bytes) is never a program's parameter type.
-                if pjrt_type(b.buffer.ty().elem) != b.pjrt_type && !b.buffer.is_deleted() {
+                // A storage-only type (kept as u8 bytes) is never a program's parameter type. A token
+                // is its stored `pred[0]`, which the model checks against the parameter like any buffer.
+                let token = b.pjrt_type == PJRT_Buffer_Type_TOKEN;
+                if pjrt_type(b.buffer.ty().elem) != b.pjrt_type && !token && !b.buffer.is_deleted() {
                     return Err(ApiError::invalid_argument(format!(
                         "{NAME}: argument {i} of {} has shape {:?} and element type {}, the program expects {}",
                         l.exe.name,
@@ -83,8 +85,11 @@ pub(crate) unsafe extern "C" fn loaded_execute(
             for (k, promise) in outputs.iter().enumerate() {
                 // SAFETY: the caller provides `num_outputs` slots per device.
                 unsafe {
-                    *out_lists[d].add(k) =
-                        BufferHandle::into_raw(l.client.clone(), promise.buffer().clone())
+                    *out_lists[d].add(k) = BufferHandle::into_raw_as(
+                        l.client.clone(),
+                        promise.buffer().clone(),
+                        l.exe.output_pjrt_types[k],
+                    )
                 };
             }
             if !a.device_complete_events.is_null() {

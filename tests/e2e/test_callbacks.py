@@ -182,6 +182,21 @@ def test_ordered_effects_thread_tokens_through_main_and_loops(dev, cpu):
     assert len(log) == 8
 
 
+def test_a_token_returned_by_jit_is_a_token_and_goes_back_in(dev, cpu):
+    def run(device):
+        with jax.default_device(device):
+            token = jax.lax.create_token()
+        # A token buffer has XLA's TOKEN type: JAX refuses to read it as an array, on every backend.
+        with pytest.raises(RuntimeError, match="token-shape buffer"):
+            token._buf._value
+        arr = jax.device_put(np.arange(4, dtype=np.float32), device)
+        out, out_token = jax.jit(lambda a, t: (a * 2, t))(arr, token)
+        assert out_token._buf.devices() == {device}
+        return np.asarray(out)
+
+    np.testing.assert_array_equal(run(dev), run(cpu))
+
+
 def test_a_python_literal_result_takes_the_declared_canonical_dtype(dev, cpu):
     # A callback may return a Python float (float64 to numpy): with x64 off JAX canonicalizes it to
     # float32 before checking it against the declared result, on every backend.

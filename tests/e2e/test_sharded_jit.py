@@ -47,3 +47,41 @@ def test_sharded_jit_matches_cpu_on_four_devices(run_python, platform):
         assert set(where) == set(info["devs"]), (where, info["devs"])
     assert info["zspec"][0] == info["zspec"][1], info["zspec"]
     assert info["nshards"] == [4, 4, 4, 4], info["nshards"]
+
+
+CALLBACK_SCRIPT = """
+import json, jax, jax.numpy as jnp, numpy as np
+from jax.sharding import Mesh, NamedSharding, PartitionSpec as P, SingleDeviceSharding
+
+def run(platform):
+    devs = jax.devices(platform)[:4]
+    s = NamedSharding(Mesh(np.array(devs), ("x",)), P("x"))
+    calls = []
+
+    def host(v):
+        calls.append(list(v.shape))
+        return v * 2
+
+    def f(a):
+        out = jax.ShapeDtypeStruct(a.shape, a.dtype)
+        return jax.pure_callback(host, out, a, sharding=SingleDeviceSharding(devs[-1])) + 1
+
+    g = jax.jit(f, in_shardings=s, out_shardings=s)
+    x = jax.device_put(np.arange(8, dtype=np.float32), s)
+    y = g(x)
+    return np.asarray(y).tolist(), calls, "@maximal_mesh_3" in g.lower(x).as_text()
+
+print(json.dumps({"got": run(PLATFORM), "want": run("cpu")}))
+"""
+
+
+def test_a_callback_with_a_maximal_sharding_runs_once_on_the_whole_value(run_python, platform):
+    # JAX annotates the callback with a one-device (maximal) sharding on the last device; XLA:CPU runs
+    # it once with the whole array, and so must the global program apu runs once.
+    proc = run_python(f"PLATFORM = {platform!r}\n" + CALLBACK_SCRIPT, env=ENV)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    info = json.loads(proc.stdout.strip().splitlines()[-1])
+    (got, calls, annotated), (want, calls_cpu, annotated_cpu) = info["got"], info["want"]
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+    assert calls == calls_cpu == [[8]], (calls, calls_cpu)
+    assert annotated and annotated_cpu

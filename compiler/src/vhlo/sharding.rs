@@ -69,9 +69,15 @@ fn is_trivial_mesh(fields: &[Rc<Attr>]) -> bool {
 /// Whether an `sdy.sharding` keeps the whole value on one device. Its first field names the mesh: a
 /// symbol of an `sdy.mesh` op, which [`check_sdy_mesh`] refuses unless every axis has size 1 (so any
 /// split over it is no split: JAX's `with_explicit_mesh((1,), ("x",))` shards over such an axis), or
-/// an inline mesh, checked here the same way.
+/// an inline mesh, checked here the same way. An op's results carry one sharding per value: JAX puts a
+/// maximal one (`<@maximal_mesh_k, []>`, a mesh of no axes on device k) on every host callback so that
+/// one device runs it. apu runs the whole program once, so the callback runs once, as it should.
 fn is_trivial_sharding(a: &Attr) -> bool {
     match a {
+        Attr::Dialect { dialect: "sdy", name: "tensor_sharding_per_value", fields } => match fields.first().map(|f| &**f) {
+            Some(Attr::Array(values)) => values.iter().all(|v| is_trivial_sharding(v)),
+            _ => false,
+        },
         Attr::Dialect { dialect: "sdy", name: "tensor_sharding", fields } => match fields.first().map(|f| &**f) {
             Some(Attr::Dialect { dialect: "sdy", name: "mesh", fields }) => is_trivial_mesh(fields),
             Some(_) => true,

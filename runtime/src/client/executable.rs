@@ -42,6 +42,10 @@ pub struct Executable {
     pub partitioning: Option<Partitioning>,
     pub param_types: Vec<TensorType>,
     pub output_types: Vec<TensorType>,
+    /// Per output: whether @main returns a token there. It travels as an empty `pred[0]` buffer, which
+    /// the framework must see as a token (XLA's TOKEN element type, no dimensions) so that it never
+    /// reads it as an array.
+    pub output_tokens: Vec<bool>,
     /// Per parameter: the output it may alias (`tf.aliasing_output`), i.e. donated inputs.
     pub aliasing_outputs: Vec<Option<u32>>,
     /// Per parameter and per output: the memory it lives in (`mhlo.memory_kind`, `device` when
@@ -96,6 +100,7 @@ impl Executable {
         let entry = module.entry_function();
         let mut param_types = tensor_types(&entry.param_types(), "parameter")?;
         let mut output_types = tensor_types(&entry.result_types, "result")?;
+        let output_tokens = entry.result_types.iter().map(|t| matches!(t, Type::Token)).collect();
         let mut aliasing_outputs: Vec<Option<u32>> = entry.arg_attrs.iter().map(|a| a.aliasing_output).collect();
         aliasing_outputs.resize(param_types.len(), None);
         let param_memory_kinds = memory_kinds(entry.arg_attrs.iter().map(|a| a.memory_kind.as_deref()), param_types.len(), "parameter")?;
@@ -146,6 +151,7 @@ impl Executable {
             partitioning,
             param_types,
             output_types,
+            output_tokens,
             aliasing_outputs,
             param_memory_kinds,
             output_memory_kinds,

@@ -50,6 +50,7 @@ pub const CASES: &[Case] = &[
     Case { name: "copy_to_memory", scope: Shared, run: outputs::copy_to_memory },
     Case { name: "memory_kinds_round_trip", scope: Shared, run: outputs::memory_kinds_round_trip },
     Case { name: "output_in_host_memory", scope: Shared, run: outputs::output_in_host_memory },
+    Case { name: "token_output", scope: Shared, run: outputs::token_output },
     Case { name: "execute_wrong_arguments", scope: Shared, run: programs::execute_wrong_arguments },
     Case { name: "execute_with_deleted_input", scope: Shared, run: programs::execute_with_deleted_input },
     Case { name: "newer_caller_struct_sizes", scope: Shared, run: programs::newer_caller_struct_sizes },

@@ -217,3 +217,38 @@ pub fn output_in_host_memory(plugin: &Plugin) -> CaseResult {
     ensure!(run.outputs[0].to_host(32)? == f32s(&case.expected), "wrong sum");
     Ok(())
 }
+
+/// A program that returns a token: the executable and the output buffer say TOKEN with no dimensions
+/// (jaxlib refuses to read such a buffer as an array by its element type), and the token goes back
+/// into a program that takes one.
+pub fn token_output(plugin: &Plugin) -> CaseResult {
+    const MAKES: &str = "func.func public @main(%arg0: tensor<8xf32>) -> (!stablehlo.token, tensor<8xf32>) {\n  \
+        %0 = stablehlo.after_all : !stablehlo.token\n  return %0, %arg0 : !stablehlo.token, tensor<8xf32>\n}\n";
+    const TAKES: &str = "func.func public @main(%arg0: !stablehlo.token) -> !stablehlo.token {\n  \
+        %0 = stablehlo.after_all %arg0 : !stablehlo.token\n  return %0 : !stablehlo.token\n}\n";
+    let case = add_case()?;
+    let client = Client::create(plugin)?;
+    let makes = client.compile(MAKES.as_bytes(), "mlir", &case.options)?;
+    let executable = makes.executable()?;
+    let mut types = pjrt_args!(PJRT_Executable_OutputElementTypes_Args { executable: executable.raw });
+    pjrt_call!(plugin, PJRT_Executable_OutputElementTypes, &mut types)?;
+    let types = unsafe { copy_list(types.output_types, types.num_output_types) };
+    ensure!(types == [PJRT_Buffer_Type_TOKEN, PJRT_Buffer_Type_F32], "output element types {types:?}");
+    let mut dims = pjrt_args!(PJRT_Executable_OutputDimensions_Args { executable: executable.raw });
+    pjrt_call!(plugin, PJRT_Executable_OutputDimensions, &mut dims)?;
+    let sizes = unsafe { copy_list(dims.dim_sizes, dims.num_outputs) };
+    ensure!(sizes == [0, 1], "output ranks {sizes:?}");
+    let f32s: Vec<u8> = case.in0.iter().flat_map(|x| x.to_le_bytes()).collect();
+    let a = client.upload(&f32s, PJRT_Buffer_Type_F32, &[8])?;
+    let run = makes.execute(&[&a], &mut default_execute_options())?;
+    run.complete.as_ref().context("no completion event")?.await_ready()?.context("execution error")?;
+    let token = &run.outputs[0];
+    ensure!(token.element_type()? == PJRT_Buffer_Type_TOKEN, "token buffer's element type {}", token.element_type()?);
+    ensure!(token.dimensions()?.is_empty(), "token buffer's dimensions {:?}", token.dimensions()?);
+    ensure!(run.outputs[1].to_host(32)? == f32s, "the array output changed");
+    let takes = client.compile(TAKES.as_bytes(), "mlir", &case.options)?;
+    let again = takes.execute(&[token], &mut default_execute_options())?;
+    again.complete.as_ref().context("no completion event")?.await_ready()?.context("execution error")?;
+    ensure!(again.outputs[0].element_type()? == PJRT_Buffer_Type_TOKEN, "the passed-on token's element type");
+    Ok(())
+}
