@@ -71,3 +71,38 @@ fn jax_pmap_and_shard_map_programs_run_over_four_devices_like_xla_cpu() {
     }
     assert!(seen >= 10, "fixtures missing: {seen}");
 }
+
+#[test]
+fn a_jit_of_shard_map_takes_its_unannotated_shardings_from_the_manual_computation() {
+    // JAX leaves @main's parameter and result of `jit(shard_map(ring, in_specs=P("x"),
+    // out_specs=P("x")))` without `sdy.sharding`; XLA's propagation gives them the manual
+    // computation's, so JAX places (and expects) pieces of 2 of the 8 elements on each device.
+    for jax in ["0.10.2", "0.12.0.1"] {
+        let code = std::fs::read(dir().join(format!("ring.{jax}.vhlo.mlirbc"))).unwrap();
+        let exe = Executable::compile(ProgramSource { format: "mlir".into(), code, options: Vec::new() }).unwrap();
+        let text = std::fs::read_to_string(dir().join(format!("ring.{jax}.stablehlo.mlir"))).unwrap();
+        let main = text.lines().find(|l| l.contains("@main(")).unwrap();
+        assert!(!main.contains("sdy.sharding"), "{jax}: the fixture annotates @main: {main}");
+        let part = exe.partitioning.clone().expect("partitioned");
+        assert_eq!(part.params[0].local.shape, vec![2], "{jax}: parameter piece");
+        assert_eq!(part.results[0].local.shape, vec![2], "{jax}: result piece");
+        assert_eq!(part.params[0].offsets, vec![vec![0], vec![2], vec![4], vec![6]], "{jax}");
+    }
+}
+
+#[test]
+fn results_computed_elementwise_from_a_sharded_parameter_keep_its_sharding() {
+    // `jit(lambda a, b: (a * 2 + 1, sin(a) - b), in_shardings=(P("x"), P()))` on 4 devices: JAX sends
+    // the results unannotated and XLA:CPU reports both as P("x") (checked with jaxlib 0.12.0.1).
+    for jax in ["0.10.2", "0.12.0.1"] {
+        let code = std::fs::read(dir().join(format!("propagate.{jax}.vhlo.mlirbc"))).unwrap();
+        let exe = Executable::compile(ProgramSource { format: "mlir".into(), code, options: Vec::new() }).unwrap();
+        let part = exe.partitioning.clone().expect("partitioned");
+        assert_eq!(part.params[0].local.shape, vec![2], "{jax}: parameter 0 is split");
+        assert_eq!(part.params[1].local.shape, vec![8], "{jax}: parameter 1 is replicated");
+        for (r, pieces) in part.results.iter().enumerate() {
+            assert_eq!(pieces.local.shape, vec![2], "{jax}: result {r}");
+            assert_eq!(pieces.offsets, vec![vec![0], vec![2], vec![4], vec![6]], "{jax}: result {r}");
+        }
+    }
+}

@@ -9,7 +9,9 @@ use super::event::EventHandle;
 use super::guard::{args_min_size, entry, handle, slice, ApiResult};
 use super::host_layout::layout_byte_strides;
 use super::memory::memory;
-use super::types::{pjrt_type, storage_type};
+#[cfg(test)]
+use super::types::pjrt_type;
+use super::types::storage_type;
 use apu_compiler::ir::TensorType;
 use apu_pjrt_api::*;
 use apu_runtime::layout::{byte_extent, gather_strided_into, scatter_strided};
@@ -30,13 +32,15 @@ pub(crate) struct BufferHandle {
 }
 
 impl BufferHandle {
-    /// A new caller-owned `PJRT_Buffer*`; its contents count in the device's memory statistics.
+    /// A handle reporting the stored element type (tests; Execute reports the executable's types).
+    #[cfg(test)]
     pub fn into_raw(client: Arc<ClientState>, buffer: Arc<DeviceBuffer>) -> *mut PJRT_Buffer {
         let ty = pjrt_type(buffer.ty().elem);
         Self::into_raw_as(client, buffer, ty)
     }
 
-    /// Like [`BufferHandle::into_raw`], reporting `pjrt_type` as the element type.
+    /// A new caller-owned `PJRT_Buffer*` reporting `pjrt_type` as its element type (a storage-only
+    /// narrow type, or TOKEN for a token); its contents count in the device's memory statistics.
     pub fn into_raw_as(
         client: Arc<ClientState>,
         buffer: Arc<DeviceBuffer>,

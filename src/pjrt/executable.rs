@@ -69,7 +69,7 @@ impl ExecutableView {
             param_memory_kind_sizes,
             cost: OnceLock::new(),
             param_shardings: model.partitioning.as_ref().map(|p| super::shardings::ShardingList::new(&p.params)),
-            output_shardings: model.partitioning.as_ref().map(|p| super::shardings::ShardingList::new(&p.results)),
+            output_shardings: model.partitioning.as_ref().map(|p| super::shardings::ShardingList::outputs(&p.results)),
             model,
         })
     }

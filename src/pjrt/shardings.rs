@@ -34,7 +34,7 @@ pub(crate) unsafe extern "C" fn executable_output_shardings(
 ) -> *mut PJRT_Error {
     entry("PJRT_Shardings_PJRT_Executable_OutputShardings", args, |a| {
         let e = &unsafe { handle::<_, ExecutableHandle>(a.executable, "executable")? }.exe;
-        a.num_outputs = e.output_types.len();
+        a.num_outputs = e.output_shardings.as_ref().map_or(e.output_types.len(), |l| l.bytes.len());
         (a.shardings, a.sharding_sizes) = e.output_shardings.as_ref().map_or((std::ptr::null(), std::ptr::null()), |l| l.pointers());
         Ok(())
     })
@@ -57,6 +57,19 @@ impl ShardingList {
         let ptrs = bytes.iter().map(|b| b.as_ptr() as *const c_char).collect();
         let sizes = bytes.iter().map(Vec::len).collect();
         ShardingList { bytes, ptrs, sizes }
+    }
+
+    /// The output shardings: as [`ShardingList::new`], except that a program with no outputs has one
+    /// sharding, that of its empty result tuple (replicated), as XLA reports it; jaxlib refuses an
+    /// empty list for an empty tuple.
+    pub fn outputs(pieces: &[Pieces]) -> ShardingList {
+        let mut list = ShardingList::new(pieces);
+        if pieces.is_empty() {
+            list.bytes.push(Vec::new());
+            list.ptrs = vec![list.bytes[0].as_ptr() as *const c_char];
+            list.sizes = vec![0];
+        }
+        list
     }
 
     fn pointers(&self) -> (*const *const c_char, *const usize) {
@@ -111,6 +124,7 @@ mod tests {
             mesh_name: "mesh".into(),
             mesh: MeshAxes { axes: mesh.iter().map(|(n, s)| (n.to_string(), *s)).collect(), ..Default::default() },
             dims: dims.iter().map(|d| d.iter().map(|x| x.to_string()).collect()).collect(),
+            unreduced: Vec::new(),
         };
         let n = mesh.iter().map(|m| m.1).product::<i64>() as usize;
         Pieces::new(&TensorType::new(shape.to_vec(), ElementType::F32), Some(&s), n, "v").unwrap()

@@ -98,6 +98,9 @@ pub struct ValueSharding {
     pub mesh_name: String,
     pub mesh: MeshAxes,
     pub dims: DimAxes,
+    /// Axes the value is unreduced over (Shardy's `unreduced={...}`): the devices along them hold
+    /// pieces that add up to the value.
+    pub unreduced: Vec<String>,
 }
 
 /// A Shardy mesh: named axes with sizes, row-major (the last axis varies fastest).
@@ -159,6 +162,11 @@ pub struct ManualComputation {
     pub in_shardings: Vec<DimAxes>,
     pub out_shardings: Vec<DimAxes>,
     pub manual_axes: Vec<String>,
+    /// Per operand and per result (empty: none anywhere): the axes it is unreduced over. An
+    /// unreduced operand reaches the instance at coordinate 0 of those axes whole and the others as
+    /// zeros; an unreduced result is the sum of the instances' along them.
+    pub in_unreduced: Vec<Vec<String>>,
+    pub out_unreduced: Vec<Vec<String>>,
 }
 
 impl ManualComputation {
@@ -184,10 +192,27 @@ impl ManualComputation {
     }
 
     /// Whether instance `pos` provides a result split as `dims`: it must be the first (coordinate
-    /// 0) along every mesh axis the result is replicated over.
-    pub fn provides(&self, dims: &DimAxes, pos: i64) -> bool {
+    /// 0) along every mesh axis the result is replicated over. Along the axes it is `unreduced`
+    /// over, every instance provides a part (the parts add up).
+    pub fn provides(&self, dims: &DimAxes, unreduced: &[String], pos: i64) -> bool {
         let c = self.mesh.coords(pos);
-        self.mesh.axes.iter().enumerate().all(|(i, a)| c[i] == 0 || dims.iter().flatten().any(|n| *n == a.0))
+        self.mesh.axes.iter().enumerate().all(|(i, a)| c[i] == 0 || dims.iter().flatten().chain(unreduced).any(|n| *n == a.0))
+    }
+
+    /// Whether instance `pos` is at coordinate 0 of every axis in `unreduced` (the one that gets an
+    /// unreduced operand whole; the others get zeros).
+    pub fn first_along(&self, unreduced: &[String], pos: i64) -> bool {
+        let c = self.mesh.coords(pos);
+        unreduced.iter().all(|a| self.mesh.axis(a).map_or(true, |i| c[i] == 0))
+    }
+
+    /// The unreduced axes of operand `i` / result `i` (none when not given).
+    pub fn operand_unreduced(&self, i: usize) -> &[String] {
+        self.in_unreduced.get(i).map_or(&[], Vec::as_slice)
+    }
+
+    pub fn result_unreduced(&self, i: usize) -> &[String] {
+        self.out_unreduced.get(i).map_or(&[], Vec::as_slice)
     }
 
     /// Checks a sharding against the mesh and the manual axes, and that the global shape `global`
@@ -256,7 +281,10 @@ mod tests {
         assert_eq!(mc.piece(&["a".into()], 3), (2, 1));
         assert_eq!(mc.piece(&["b".into(), "a".into()], 2), (4, 1));
         let rows: DimAxes = vec![vec!["a".into()], vec![]];
-        assert!(mc.provides(&rows, 2) && !mc.provides(&rows, 3));
+        assert!(mc.provides(&rows, &[], 2) && !mc.provides(&rows, &[], 3));
+        // Unreduced over b: both b coordinates provide their part.
+        assert!(mc.provides(&rows, &["b".into()], 3) && mc.provides(&rows, &["b".into()], 1));
+        assert!(mc.first_along(&["b".into()], 2) && !mc.first_along(&["b".into()], 3));
         assert!(mc.check_sharding(&rows, &[4, 2], &[2, 2]).is_ok());
         assert!(mc.check_sharding(&rows, &[4, 2], &[4, 2]).is_err());
     }

@@ -129,6 +129,16 @@ impl<'a> Parser<'a> {
         let dialect = name.split_once('.').map(|x| x.0).unwrap_or("");
         match (dialect, short.as_str()) {
             ("sdy", "manual_computation") => self.parse_manual_computation(fs, &mut syn)?,
+            // `sdy.sharding_constraint %x <@mesh, [...]> : type` (and `sdy.reshard`): where a value
+            // should live. The global program apu runs is the same with or without them, as in
+            // the VHLO reader: a same-shape reshape, which the plan removes.
+            ("sdy", "sharding_constraint" | "reshard") => {
+                syn.operands.push(self.parse_operand(fs)?);
+                self.parse_tensor_sharding()?;
+                self.parse_opt_attr_dict(&mut syn)?;
+                self.parse_uniform_or_function_types(&mut syn)?;
+                syn.kind = Some(crate::ir::OpKind::Reshape);
+            }
             ("func" | "stablehlo" | "mhlo" | "sdy", "return") => {
                 syn.operands = self.parse_values_until_keyword(fs)?;
                 self.parse_opt_attr_dict(&mut syn)?;

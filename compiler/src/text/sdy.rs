@@ -42,8 +42,9 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    /// `<@mesh, [{"x"}, {}]>`: the per-dimension axes of a tensor sharding, and the mesh's name.
-    fn parse_tensor_sharding(&mut self) -> Result<(String, DimAxes)> {
+    /// `<@mesh, [{"x"}, {}]>`: the per-dimension axes of a tensor sharding, the mesh's name and the
+    /// unreduced axes (`unreduced={"y"}`).
+    pub(super) fn parse_tensor_sharding(&mut self) -> Result<(String, DimAxes, Vec<String>)> {
         let start = self.tok.start;
         self.expect_punct("<")?;
         if self.tok.kind != TokKind::AtId {
@@ -65,32 +66,37 @@ impl<'a> Parser<'a> {
                 Ok(axis)
             })
         })?;
-        // `replicated={...}` only restates that the value is replicated; `unreduced` changes values.
+        // `replicated={...}` only restates that the value is replicated; `unreduced={...}` says
+        // which axes hold parts that add up to the value.
+        let mut unreduced = Vec::new();
         while self.eat_punct(",")? {
-            let kw = self.expect_kind(TokKind::BareId, "replicated={...}")?.text;
-            if kw != "replicated" {
+            let kw = self.expect_kind(TokKind::BareId, "replicated={...} or unreduced={...}")?.text;
+            if kw != "replicated" && kw != "unreduced" {
                 return Err(self.unimplemented_at(start, format!("sharding with {kw}={{...}}")));
             }
             self.expect_punct("=")?;
             self.expect_punct("{")?;
-            self.comma_list("}", |q| Ok(q.expect_kind(TokKind::String, "a mesh axis name")?.text))?;
+            let axes = self.comma_list("}", |q| Ok(q.expect_kind(TokKind::String, "a mesh axis name")?.text))?;
+            if kw == "unreduced" {
+                unreduced = axes;
+            }
         }
         self.expect_punct(">")?;
-        Ok((mesh, dims))
+        Ok((mesh, dims, unreduced))
     }
 
-    fn parse_sharding_list(&mut self, kw: &str, mesh: &mut Option<String>) -> Result<Vec<DimAxes>> {
+    fn parse_sharding_list(&mut self, kw: &str, mesh: &mut Option<String>) -> Result<Vec<(DimAxes, Vec<String>)>> {
         self.expect_id(kw)?;
         self.expect_punct("=")?;
         self.expect_punct("[")?;
         self.comma_list("]", |p| {
             let at = p.tok.start;
-            let (m, dims) = p.parse_tensor_sharding()?;
+            let (m, dims, unreduced) = p.parse_tensor_sharding()?;
             match mesh {
                 Some(prev) if *prev != m => Err(p.unimplemented_at(at, format!("shardings over two meshes @{prev} and @{m}"))),
                 _ => {
                     *mesh = Some(m);
-                    Ok(dims)
+                    Ok((dims, unreduced))
                 }
             }
         })
@@ -103,8 +109,8 @@ impl<'a> Parser<'a> {
         self.expect_punct("(")?;
         syn.operands = self.comma_list(")", |p| p.parse_operand(fs))?;
         let mut mesh_name = None;
-        let in_shardings = self.parse_sharding_list("in_shardings", &mut mesh_name)?;
-        let out_shardings = self.parse_sharding_list("out_shardings", &mut mesh_name)?;
+        let (in_shardings, in_unreduced) = self.parse_sharding_list("in_shardings", &mut mesh_name)?.into_iter().unzip();
+        let (out_shardings, out_unreduced) = self.parse_sharding_list("out_shardings", &mut mesh_name)?.into_iter().unzip();
         self.expect_id("manual_axes")?;
         self.expect_punct("=")?;
         self.expect_punct("{")?;
@@ -129,7 +135,15 @@ impl<'a> Parser<'a> {
             },
         };
         let mesh_name = mesh_name.unwrap_or_default();
-        syn.kind = Some(OpKind::ManualComputation(ManualComputation { mesh, mesh_name, in_shardings, out_shardings, manual_axes }));
+        syn.kind = Some(OpKind::ManualComputation(ManualComputation {
+            mesh,
+            mesh_name,
+            in_shardings,
+            out_shardings,
+            manual_axes,
+            in_unreduced,
+            out_unreduced,
+        }));
         Ok(())
     }
 

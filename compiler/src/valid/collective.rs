@@ -165,6 +165,9 @@ fn manual(ctx: &Ctx, op: &Op, sig: &Sig, mc: &ManualComputation) -> Result<()> {
     if let Some(a) = mc.manual_axes.iter().find(|a| mc.mesh.axis(a).is_none()) {
         return Err(err(format!("manual axis \"{a}\" is not in the mesh")));
     }
+    if let Some(a) = mc.in_unreduced.iter().chain(&mc.out_unreduced).flatten().find(|a| mc.mesh.axis(a).is_none()) {
+        return Err(err(format!("unreduced axis \"{a}\" is not in the mesh")));
+    }
     let [body] = op.regions.as_slice() else {
         return Err(err("sdy.manual_computation needs one region"));
     };

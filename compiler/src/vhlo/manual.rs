@@ -60,8 +60,8 @@ fn strings(a: &Attr) -> Result<Vec<String>> {
     }
 }
 
-/// One `#sdy.sharding`: its mesh's name and the axes of each dimension.
-pub fn tensor_sharding(a: &Attr) -> Result<(String, DimAxes)> {
+/// One `#sdy.sharding`: its mesh's name, the axes of each dimension and the unreduced axes.
+pub fn tensor_sharding(a: &Attr) -> Result<(String, DimAxes, Vec<String>)> {
     let Attr::Dialect { dialect: "sdy", name: "tensor_sharding", fields } = a else {
         return Err(Error::invalid("expected an #sdy.sharding"));
     };
@@ -69,9 +69,19 @@ pub fn tensor_sharding(a: &Attr) -> Result<(String, DimAxes)> {
         Some(Attr::SymbolRef { root, .. }) => root.clone(),
         _ => return Err(Error::unimplemented("a manual computation's sharding with an inline mesh")),
     };
-    if matches!(fields.get(3).map(|f| &**f), Some(Attr::Array(u)) if !u.is_empty()) {
-        return Err(Error::unimplemented("a manual computation's sharding with unreduced axes"));
-    }
+    let unreduced = match fields.get(3).map(|f| &**f) {
+        Some(Attr::Array(axes)) => axes
+            .iter()
+            .map(|ax| match &**ax {
+                Attr::Dialect { name: "axis_ref", fields, .. } if fields.len() == 1 => {
+                    fields[0].as_str().map(str::to_string).ok_or_else(|| Error::invalid("unreduced axis without a name"))
+                }
+                Attr::Dialect { name: "axis_ref", .. } => Err(Error::unimplemented("unreduced sub-axes in a sharding")),
+                _ => Err(Error::invalid("expected an unreduced axis reference")),
+            })
+            .collect::<Result<Vec<_>>>()?,
+        _ => Vec::new(),
+    };
     let dims = match fields.get(1).map(|f| &**f) {
         Some(Attr::Array(dims)) => dims
             .iter()
@@ -94,10 +104,11 @@ pub fn tensor_sharding(a: &Attr) -> Result<(String, DimAxes)> {
             .collect::<Result<Vec<_>>>()?,
         _ => return Err(Error::invalid("sharding without dimensions")),
     };
-    Ok((mesh, dims))
+    Ok((mesh, dims, unreduced))
 }
 
-fn per_value(a: &Attr, mesh: &mut Option<String>) -> Result<Vec<DimAxes>> {
+/// Per value: the axes of each dimension and the unreduced axes.
+fn per_value(a: &Attr, mesh: &mut Option<String>) -> Result<Vec<(DimAxes, Vec<String>)>> {
     let Attr::Dialect { dialect: "sdy", name: "tensor_sharding_per_value", fields } = a else {
         return Err(Error::invalid("expected shardings per value"));
     };
@@ -107,12 +118,12 @@ fn per_value(a: &Attr, mesh: &mut Option<String>) -> Result<Vec<DimAxes>> {
     items
         .iter()
         .map(|s| {
-            let (m, dims) = tensor_sharding(s)?;
+            let (m, dims, unreduced) = tensor_sharding(s)?;
             match mesh {
                 Some(prev) if *prev != m => Err(Error::unimplemented(format!("shardings over two meshes @{prev} and @{m}"))),
                 _ => {
                     *mesh = Some(m);
-                    Ok(dims)
+                    Ok((dims, unreduced))
                 }
             }
         })
@@ -141,13 +152,21 @@ pub fn manual_computation(op: &RawOp<'_>, table: &mut Table<'_>) -> Result<Manua
         }
     };
     let mut mesh_name = None;
-    let in_shardings = per_value(&attrs[0], &mut mesh_name)?;
+    let (in_shardings, in_unreduced) = per_value(&attrs[0], &mut mesh_name)?.into_iter().unzip();
     let manual_axes = match &*attrs[1] {
         Attr::Dialect { dialect: "sdy", name: "manual_axes", fields } => strings(fields.first().ok_or_else(|| Error::invalid("empty manual_axes"))?)?,
         _ => return Err(Error::invalid("expected #sdy manual axes")),
     };
-    let out_shardings = per_value(&attrs[2], &mut mesh_name)?;
-    Ok(ManualComputation { mesh: MeshAxes::default(), mesh_name: mesh_name.unwrap_or_default(), in_shardings, out_shardings, manual_axes })
+    let (out_shardings, out_unreduced) = per_value(&attrs[2], &mut mesh_name)?.into_iter().unzip();
+    Ok(ManualComputation {
+        mesh: MeshAxes::default(),
+        mesh_name: mesh_name.unwrap_or_default(),
+        in_shardings,
+        out_shardings,
+        manual_axes,
+        in_unreduced,
+        out_unreduced,
+    })
 }
 
 /// The `sdy.sharding` of a function argument or result, if it names a mesh by symbol (an inline
@@ -155,8 +174,8 @@ pub fn manual_computation(op: &RawOp<'_>, table: &mut Table<'_>) -> Result<Manua
 pub fn value_sharding(dict: &Attr) -> Result<Option<ValueSharding>> {
     match dict.dict_get("sdy.sharding") {
         Some(s) if matches!(&**s, Attr::Dialect { fields, .. } if matches!(fields.first().map(|f| &**f), Some(Attr::SymbolRef { .. }))) => {
-            let (mesh_name, dims) = tensor_sharding(s)?;
-            Ok(Some(ValueSharding { mesh_name, mesh: MeshAxes::default(), dims }))
+            let (mesh_name, dims, unreduced) = tensor_sharding(s)?;
+            Ok(Some(ValueSharding { mesh_name, mesh: MeshAxes::default(), dims, unreduced }))
         }
         _ => Ok(None),
     }

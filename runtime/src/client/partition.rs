@@ -12,7 +12,8 @@
 //! copies, and the one at coordinate 0 is the copy read when assembling.
 
 use crate::{Error, Result, Tensor};
-use apu_compiler::ir::{Function, TensorType, ValueSharding};
+use apu_compiler::ir::{DimAxes, Function, OpKind, TensorType, ValueId, ValueSharding};
+use std::collections::HashMap;
 
 /// How one argument or result of the global program maps onto the devices.
 #[derive(Clone, Debug, PartialEq)]
@@ -22,8 +23,12 @@ pub struct Pieces {
     pub local: TensorType,
     /// Per partition: where its piece starts in the global value, per dimension.
     pub offsets: Vec<Vec<i64>>,
-    /// Per partition: whether its piece is the one read when assembling (first of its copies).
+    /// Per partition: whether its piece is read when assembling (the first of its copies; along
+    /// unreduced axes every part is read, and they are added).
     pub first: Vec<bool>,
+    /// Per partition: whether its piece is zeros (not at coordinate 0 of the unreduced axes: the
+    /// parts of an unreduced value add up to it, so one holds it and the others nothing).
+    pub zero: Vec<bool>,
 }
 
 /// The pieces of every parameter and result of a partitioned program.
@@ -35,24 +40,85 @@ pub struct Partitioning {
 }
 
 impl Partitioning {
-    /// From the entry function's shardings (absent: replicated on every device).
+    /// From the entry function's shardings; where it gives none, from what the program's own
+    /// shardings imply ([`propagated`]); else replicated on every device.
     pub fn new(entry: &Function, params: &[TensorType], results: &[TensorType], partitions: usize) -> Result<Partitioning> {
-        let param_shardings = entry.arg_attrs.iter().map(|a| a.sharding.as_ref());
-        let params = params
-            .iter()
-            .enumerate()
-            .zip(param_shardings.chain(std::iter::repeat(None)))
-            .map(|((i, t), s)| Pieces::new(t, s, partitions, &format!("parameter {i}")))
-            .collect::<Result<Vec<_>>>()?;
-        let result_shardings = entry.result_shardings.iter().map(Option::as_ref);
-        let results = results
-            .iter()
-            .enumerate()
-            .zip(result_shardings.chain(std::iter::repeat(None)))
-            .map(|((i, t), s)| Pieces::new(t, s, partitions, &format!("result {i}")))
-            .collect::<Result<Vec<_>>>()?;
-        Ok(Partitioning { partitions, params, results })
+        let (param_shardings, result_shardings) = propagated(entry);
+        let pieces = |types: &[TensorType], shardings: &[Option<ValueSharding>], what: &str| {
+            types
+                .iter()
+                .enumerate()
+                .map(|(i, t)| Pieces::new(t, shardings.get(i).and_then(Option::as_ref), partitions, &format!("{what} {i}")))
+                .collect::<Result<Vec<_>>>()
+        };
+        Ok(Partitioning {
+            partitions,
+            params: pieces(params, &param_shardings, "parameter")?,
+            results: pieces(results, &result_shardings, "result")?,
+        })
     }
+}
+
+/// The shardings of the entry's parameters and results: those it states, and for the others what
+/// its body implies. JAX leaves values unannotated and lets XLA's sharding propagation choose:
+/// the parameters and results of `jit(shard_map(f))` get the manual computation's `in_shardings` /
+/// `out_shardings`, and a result computed elementwise from a sharded value keeps that value's
+/// sharding (`jit(lambda x: x * 2, in_shardings=s)` returns an array sharded as `s`). The framework
+/// asks the executable for these and places the pieces by them, so apu reports the same for these
+/// common cases. Values the walk does not reach stay unannotated: replicated, always correct.
+fn propagated(entry: &Function) -> (Vec<Option<ValueSharding>>, Vec<Option<ValueSharding>>) {
+    let body = &entry.body;
+    let mut params: Vec<Option<ValueSharding>> =
+        (0..body.params.len()).map(|i| entry.arg_attrs.get(i).and_then(|a| a.sharding.clone())).collect();
+    let mut known: HashMap<ValueId, ValueSharding> = HashMap::new();
+    for (v, s) in body.params.iter().zip(&params) {
+        if let Some(s) = s {
+            known.insert(*v, s.clone());
+        }
+    }
+    let shape = |v: ValueId| entry.value_type(v).as_tensor().map(|t| t.shape.clone());
+    // The readers turn Shardy's casts into same-shape reshapes; look through them to the parameter.
+    let mut origin: HashMap<ValueId, ValueId> = HashMap::new();
+    for op in &body.ops {
+        match &op.kind {
+            OpKind::ManualComputation(mc) => {
+                let sharding = |dims: &DimAxes, unreduced: &[String]| ValueSharding {
+                    mesh_name: mc.mesh_name.clone(),
+                    mesh: mc.mesh.clone(),
+                    dims: dims.clone(),
+                    unreduced: unreduced.to_vec(),
+                };
+                for (k, (v, dims)) in op.operands.iter().zip(&mc.in_shardings).enumerate() {
+                    let v = origin.get(v).unwrap_or(v);
+                    if let Some(i) = body.params.iter().position(|p| p == v).filter(|&i| params[i].is_none()) {
+                        params[i] = Some(sharding(dims, mc.operand_unreduced(k)));
+                        known.insert(*v, sharding(dims, mc.operand_unreduced(k)));
+                    }
+                }
+                for (k, (v, dims)) in op.results.iter().zip(&mc.out_shardings).enumerate() {
+                    known.insert(*v, sharding(dims, mc.result_unreduced(k)));
+                }
+            }
+            OpKind::Unary(_) | OpKind::Binary(_) | OpKind::Compare { .. } | OpKind::Select | OpKind::Clamp | OpKind::Convert | OpKind::Reshape => {
+                let [result] = op.results.as_slice() else { continue };
+                let out = shape(*result);
+                if let (OpKind::Reshape, [operand]) = (&op.kind, op.operands.as_slice()) {
+                    if shape(*operand) == out {
+                        origin.insert(*result, *origin.get(operand).unwrap_or(operand));
+                    }
+                }
+                let from = op.operands.iter().find(|&&v| shape(v) == out && known.contains_key(&v));
+                if let Some(s) = from.and_then(|v| known.get(v)).cloned() {
+                    known.insert(*result, s);
+                }
+            }
+            _ => {}
+        }
+    }
+    let results = (0..body.results.len())
+        .map(|i| entry.result_shardings.get(i).cloned().flatten().or_else(|| known.get(&body.results[i]).cloned()))
+        .collect();
+    (params, results)
 }
 
 impl Pieces {
@@ -60,12 +126,13 @@ impl Pieces {
         let n = partitions as i64;
         // No sharding, or one that splits no dimension (JAX writes `<@empty_mesh, [{}, {}]>` for
         // replicated values): the whole value on every device, whatever mesh it names.
-        let Some(s) = sharding.filter(|s| s.dims.iter().any(|axes| !axes.is_empty())) else {
+        let Some(s) = sharding.filter(|s| s.dims.iter().any(|axes| !axes.is_empty()) || !s.unreduced.is_empty()) else {
             return Ok(Pieces {
                 global: global.clone(),
                 local: global.clone(),
                 offsets: vec![vec![0; global.rank()]; partitions],
                 first: (0..partitions).map(|p| p == 0).collect(),
+                zero: vec![false; partitions],
             });
         };
         let mesh = &s.mesh;
@@ -97,8 +164,12 @@ impl Pieces {
             }
             local[d] = global.shape[d] / count;
         }
+        if let Some(a) = s.unreduced.iter().find(|a| mesh.axis(a).is_none()) {
+            return Err(Error::invalid(format!("{what}: unreduced over axis \"{a}\", which mesh @{} lacks", s.mesh_name)));
+        }
         let mut offsets = Vec::with_capacity(partitions);
         let mut first = Vec::with_capacity(partitions);
+        let mut zero = Vec::with_capacity(partitions);
         for p in 0..n {
             let c = mesh.coords(p);
             let offset = s
@@ -114,14 +185,16 @@ impl Pieces {
                 })
                 .collect();
             offsets.push(offset);
-            let used = |name: &str| s.dims.iter().flatten().any(|a| a == name);
+            let used = |name: &str| s.dims.iter().flatten().chain(&s.unreduced).any(|a| a == name);
             first.push(mesh.axes.iter().enumerate().all(|(i, (name, _))| used(name) || c[i] == 0));
+            zero.push(s.unreduced.iter().any(|a| mesh.axis(a).is_some_and(|i| c[i] != 0)));
         }
-        Ok(Pieces { global: global.clone(), local: TensorType::new(local, global.elem), offsets, first })
+        Ok(Pieces { global: global.clone(), local: TensorType::new(local, global.elem), offsets, first, zero })
     }
 
+    /// Every device holds the whole value (no split, nothing unreduced).
     fn is_whole(&self) -> bool {
-        self.local.shape == self.global.shape
+        self.local.shape == self.global.shape && !self.zero.contains(&true)
     }
 
     /// The global value from the devices' pieces (`pieces[p]` is partition p's).
@@ -129,14 +202,28 @@ impl Pieces {
         if self.is_whole() {
             return Ok(pieces[0].clone());
         }
-        let mut bytes = vec![0u8; self.global.byte_size()];
-        for (p, piece) in pieces.iter().enumerate() {
-            if self.first[p] {
-                let src = piece.bytes();
-                for_each_row(&self.global.shape, &self.local.shape, &self.offsets[p], self.elem_size(), |g, b, n| {
-                    bytes[g..g + n].copy_from_slice(&src[b..b + n])
-                });
+        // The parts read per block: one, or the parts of an unreduced value, which are added.
+        let mut blocks: Vec<(&[i64], Vec<&Tensor>)> = Vec::new();
+        for (p, piece) in pieces.iter().enumerate().filter(|(p, _)| self.first[*p]) {
+            match blocks.iter_mut().find(|(o, _)| *o == self.offsets[p].as_slice()) {
+                Some((_, parts)) => parts.push(piece),
+                None => blocks.push((&self.offsets[p], vec![piece])),
             }
+        }
+        let mut bytes = vec![0u8; self.global.byte_size()];
+        for (offset, parts) in blocks {
+            let summed;
+            let block = match parts.as_slice() {
+                [one] => *one,
+                _ => {
+                    summed = crate::collectives::data::sum(&parts)?;
+                    &summed
+                }
+            };
+            let src = block.bytes();
+            for_each_row(&self.global.shape, &self.local.shape, offset, self.elem_size(), |g, b, n| {
+                bytes[g..g + n].copy_from_slice(&src[b..b + n])
+            });
         }
         Ok(Tensor::from_bytes(self.global.clone(), &bytes)?)
     }
@@ -148,12 +235,15 @@ impl Pieces {
         }
         self.offsets
             .iter()
-            .map(|offset| {
+            .zip(&self.zero)
+            .map(|(offset, &zero)| {
                 let mut bytes = vec![0u8; self.local.byte_size()];
                 let src = global.bytes();
-                for_each_row(&self.global.shape, &self.local.shape, offset, self.elem_size(), |g, b, n| {
-                    bytes[b..b + n].copy_from_slice(&src[g..g + n])
-                });
+                if !zero {
+                    for_each_row(&self.global.shape, &self.local.shape, offset, self.elem_size(), |g, b, n| {
+                        bytes[b..b + n].copy_from_slice(&src[g..g + n])
+                    });
+                }
                 Ok(Tensor::from_bytes(self.local.clone(), &bytes)?)
             })
             .collect()
@@ -222,7 +312,29 @@ mod tests {
             mesh_name: "mesh".into(),
             mesh: m,
             dims: dims.iter().map(|d| d.iter().map(|s| s.to_string()).collect()).collect(),
+            unreduced: Vec::new(),
         }
+    }
+
+    #[test]
+    fn an_unreduced_value_is_whole_on_one_device_and_the_devices_parts_add_up() {
+        // Rows over x, unreduced over y (mesh x=2, y=2; partition p = 2 * x + y).
+        let t = TensorType::new(vec![2, 2], ElementType::F32);
+        let mut s = sharding(mesh(&[("x", 2), ("y", 2)]), &[&["x"], &[]]);
+        s.unreduced = vec!["y".into()];
+        let p = Pieces::new(&t, Some(&s), 4, "result 0").unwrap();
+        assert_eq!(p.local.shape, vec![1, 2]);
+        assert_eq!(p.zero, vec![false, true, false, true]);
+        let pieces = p.split(&f32s(&[2, 2], [1., 2., 3., 4.])).unwrap();
+        assert_eq!(pieces.iter().map(values).collect::<Vec<_>>(), vec![vec![1., 2.], vec![0., 0.], vec![3., 4.], vec![0., 0.]]);
+        // Any parts that add up assemble to their sum.
+        let parts = [f32s(&[1, 2], [1., 1.]), f32s(&[1, 2], [0., 1.]), f32s(&[1, 2], [2., 2.]), f32s(&[1, 2], [1., 2.])];
+        assert_eq!(values(&p.assemble(&parts).unwrap()), vec![1., 2., 3., 4.]);
+        // Unreduced only: not a split, but not whole on every device either.
+        let mut r = sharding(mesh(&[("x", 2)]), &[&[]]);
+        r.unreduced = vec!["x".into()];
+        let p = Pieces::new(&TensorType::new(vec![2], ElementType::F32), Some(&r), 2, "result 0").unwrap();
+        assert_eq!(values(&p.assemble(&[f32s(&[2], [1., 2.]), f32s(&[2], [10., 20.])]).unwrap()), vec![11., 22.]);
     }
 
     #[test]

@@ -197,6 +197,12 @@ pub fn fold_typed(op: BinaryOp, parts: &[&Tensor]) -> Option<Tensor> {
     Some(Tensor { ty, data: Arc::new(out) })
 }
 
+/// The elementwise sum of same-typed `parts`, of any element type (native loops where
+/// [`fold_typed`] has them, the one-element evaluator's functions otherwise).
+pub fn sum(parts: &[&Tensor]) -> Result<Tensor> {
+    fold_typed(BinaryOp::Add, parts).map_or_else(|| crate::exec::fold_other(BinaryOp::Add, parts), Ok)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -18,7 +18,8 @@ fn block_offset(mc: &ManualComputation, dims: &DimAxes, local: &[i64], pos: i64)
 }
 
 /// Runs `body` (local operands -> local results of `local_results` types) once per instance and
-/// returns the global results of types `global_results`.
+/// returns the global results of types `global_results`. `sum` adds same-typed tensors: a result
+/// unreduced over some axes is the sum of the instances' parts along them.
 pub fn run_manual(
     mc: &ManualComputation,
     operands: &[Tensor],
@@ -26,17 +27,27 @@ pub fn run_manual(
     local_results: &[TensorType],
     global_results: &[TensorType],
     body: &(dyn Fn(Vec<Tensor>) -> Result<Vec<Tensor>> + Sync),
+    sum: &dyn Fn(&[&Tensor]) -> Result<Tensor>,
 ) -> Result<Vec<Tensor>> {
     let n = mc.instances();
     if operands.len() != mc.in_shardings.len() || local_params.len() != operands.len() {
         return Err(Error::internal("manual computation: operands, shardings and body arguments disagree"));
     }
     let locals = run_instances(n as usize, 1, n, &|pos| {
+        // An unreduced operand is whole at coordinate 0 of its unreduced axes and zeros elsewhere:
+        // parts that add up to it.
         let locals: Vec<Tensor> = operands
             .iter()
             .zip(&mc.in_shardings)
             .zip(local_params)
-            .map(|((t, dims), ty)| data::extract(t, ty.clone(), &block_offset(mc, dims, &ty.shape, pos as i64)))
+            .enumerate()
+            .map(|(i, ((t, dims), ty))| {
+                if mc.first_along(mc.operand_unreduced(i), pos as i64) {
+                    data::extract(t, ty.clone(), &block_offset(mc, dims, &ty.shape, pos as i64))
+                } else {
+                    Tensor { ty: ty.clone(), data: Arc::new(AlignedBytes::zeroed(ty.byte_size())) }
+                }
+            })
             .collect();
         body(locals)
     })?;
@@ -44,19 +55,29 @@ pub fn run_manual(
         .iter()
         .enumerate()
         .map(|(i, gty)| {
-            let dims = &mc.out_shardings[i];
+            let (dims, unreduced) = (&mc.out_shardings[i], mc.result_unreduced(i));
             let lty = &local_results[i];
-            let mut out = AlignedBytes::zeroed(gty.byte_size());
+            // Per block of the global result, the instances' parts (one unless it is unreduced).
+            let mut blocks: Vec<(Vec<i64>, Vec<&Tensor>)> = Vec::new();
             for (pos, inst) in locals.iter().enumerate() {
                 let pos = pos as i64;
-                if !mc.provides(dims, pos) {
+                if !mc.provides(dims, unreduced, pos) {
                     continue;
                 }
                 let local = inst.get(i).ok_or_else(|| Error::internal("an instance returned too few results"))?;
                 if local.ty != *lty {
                     return Err(Error::internal(format!("instance {pos} returned {} for result {i}, expected {lty}", local.ty)));
                 }
-                data::insert(out.as_mut_slice(), &gty.shape, local, &block_offset(mc, dims, &lty.shape, pos));
+                let offset = block_offset(mc, dims, &lty.shape, pos);
+                match blocks.iter_mut().find(|(o, _)| *o == offset) {
+                    Some((_, parts)) => parts.push(local),
+                    None => blocks.push((offset, vec![local])),
+                }
+            }
+            let mut out = AlignedBytes::zeroed(gty.byte_size());
+            for (offset, parts) in &blocks {
+                let block = if parts.len() == 1 { parts[0].clone() } else { sum(parts)? };
+                data::insert(out.as_mut_slice(), &gty.shape, &block, offset);
             }
             Ok(Tensor { ty: gty.clone(), data: Arc::new(out) })
         })

@@ -73,7 +73,8 @@ impl Executable {
             self.run_steps(&body.steps, &mut mine, &mut pool, rng)?;
             body.results.iter().map(|&r| self.tensor_of(&mine, r)).collect()
         };
-        let results = collectives::run_manual(mc, &operands, &types(&body.params), &types(&body.results), &types(outputs), &run_body)?;
+        let results =
+            collectives::run_manual(mc, &operands, &types(&body.params), &types(&body.results), &types(outputs), &run_body, &collectives::data::sum)?;
         for (&s, t) in outputs.iter().zip(results) {
             slots[s] = Some(t.data);
         }
@@ -83,7 +84,7 @@ impl Executable {
 
 /// Reductions on types without a native loop (f16, bf16, complex, ...), element by element with the
 /// one-element evaluator's functions (`exec::scalar::ops`), each result rounded to its type.
-fn fold_other(op: BinaryOp, parts: &[&Tensor]) -> Result<Tensor> {
+pub(crate) fn fold_other(op: BinaryOp, parts: &[&Tensor]) -> Result<Tensor> {
     let mut ty = parts[0].ty.clone();
     let mut acc = Array::from_bytes(ty.elem, parts[0].bytes())?;
     for p in &parts[1..] {

@@ -19,6 +19,7 @@ pub mod fused;
 mod kernels;
 mod loops;
 mod manual;
+pub(crate) use manual::fold_other;
 mod pool;
 mod scalar;
 mod threads;

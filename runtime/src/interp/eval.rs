@@ -427,7 +427,14 @@ impl<'m> Interpreter<'m> {
                     out.iter().map(|v| v.as_dense()?.to_tensor()).collect()
                 };
                 let tensors = all_dense(0..operands.len())?.into_iter().map(Dense::to_tensor).collect::<Result<Vec<_>>>()?;
-                let results = crate::collectives::run_manual(mc, &tensors, &params, &returned, &result_types()?, &run_body)?;
+                let sum = |parts: &[&crate::Tensor]| -> Result<crate::Tensor> {
+                    let mut acc = Dense::from_tensor(parts[0])?;
+                    for p in &parts[1..] {
+                        acc = ew::binary(apu_compiler::ir::BinaryOp::Add, &acc, &Dense::from_tensor(p)?)?;
+                    }
+                    acc.to_tensor()
+                };
+                let results = crate::collectives::run_manual(mc, &tensors, &params, &returned, &result_types()?, &run_body, &sum)?;
                 many(results.iter().map(Dense::from_tensor).collect::<Result<Vec<_>>>()?)
             }
             K::CustomCall { call_target_name, .. } if call_target_name == crate::host_callback::HOST_CALLBACK_TARGET => {
