@@ -71,6 +71,9 @@ fn make_input(ty: &TensorType, seed: &mut u64, ties: bool) -> Tensor {
             ElementType::F32 => bytes.extend((f as f32).to_le_bytes()),
             ElementType::F64 => bytes.extend(f.to_le_bytes()),
             ElementType::S32 => bytes.extend(((r % 100) as i32 - 50).to_le_bytes()),
+            ElementType::S8 => bytes.extend(((r % 100) as i8 - 50).to_le_bytes()),
+            ElementType::BF16 => bytes.extend(half::bf16::from_f64(f).to_le_bytes()),
+            ElementType::F16 => bytes.extend(half::f16::from_f64(f).to_le_bytes()),
             other => panic!("inputs of {other} are not generated"),
         }
     }

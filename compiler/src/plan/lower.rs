@@ -4,6 +4,7 @@
 //! other op becomes a fallback step run by the interpreter.
 
 use super::view::View;
+use super::view_copy::ViewCopyKernel;
 use super::*;
 use crate::ir::{Function, OpKind, Region, Type};
 use crate::{Error, Result};
@@ -448,7 +449,7 @@ impl<'a> Lowering<'a> {
                 self.constants.push((s, lit.clone()));
                 return Ok(Some(Node::Slot(s)));
             }
-            return Ok(None);
+            return self.view_copy(op, &rty);
         }
         match &op.kind {
             OpKind::Constant(lit) => {
@@ -493,6 +494,30 @@ impl<'a> Lowering<'a> {
             }
             _ => Ok(None),
         }
+    }
+
+    /// A broadcast, transpose, slice or reverse of a type the fused kernels do not compute on: its
+    /// elements copied as bytes into a buffer of its own (`view_copy`). Reshapes and one-element
+    /// broadcasts share the operand's buffer instead (`lower_copy_op`).
+    fn view_copy(&mut self, op: &Op, rty: &TensorType) -> Result<Option<Node>> {
+        let ([x], [r]) = (op.operands.as_slice(), op.results.as_slice()) else { return Ok(None) };
+        let xty = self.ty(*x)?;
+        let whole = View::identity(&xty.shape);
+        let view = match &op.kind {
+            OpKind::BroadcastInDim { broadcast_dimensions } if rty.num_elements() != 1 => {
+                whole.broadcast(&xty.shape, broadcast_dimensions, &rty.shape)
+            }
+            OpKind::Transpose { permutation } if rty.num_elements() != 1 => whole.transpose(permutation),
+            OpKind::Slice { start_indices, strides, .. } => whole.slice(start_indices, strides),
+            OpKind::Reverse { dimensions } => whole.reverse(&xty.shape, dimensions),
+            _ => None,
+        };
+        let Some(view) = view else { return Ok(None) };
+        let src = self.materialize(*x)?;
+        let out = self.new_slot(*r)?;
+        let elem_bytes = rty.elem.byte_size();
+        self.push(StepKind::ViewCopy(ViewCopyKernel { src, out, shape: rty.shape.clone(), view, elem_bytes }));
+        Ok(Some(Node::Slot(out)))
     }
 
     /// Builds an expression with `build`, returning it and its input slots.

@@ -14,6 +14,7 @@ pub mod indexed_copy;
 pub mod lower;
 pub mod rows;
 pub mod view;
+pub mod view_copy;
 pub mod window;
 
 pub use arg_reduce::{ArgReduceKernel, Pick};
@@ -343,6 +344,8 @@ pub enum StepKind {
     /// `select_and_scatter` of a max/min select and an add scatter.
     SelectScatter(SelectScatterKernel),
     Pad(PadKernel),
+    /// A broadcast, transpose, slice or reverse of a type without fused kernels, copied as bytes.
+    ViewCopy(view_copy::ViewCopyKernel),
     /// `dst` shares `src`'s buffer (a reshape of a contiguous value).
     Alias { src: SlotId, dst: SlotId },
     /// One op run by the interpreter. `captured` are values defined outside the op's regions
@@ -415,6 +418,7 @@ impl StepKind {
             StepKind::Window(_) => "reduce_window".into(),
             StepKind::SelectScatter(_) => "select_and_scatter".into(),
             StepKind::Pad(_) => "pad".into(),
+            StepKind::ViewCopy(_) => "view copy".into(),
             StepKind::Alias { .. } => "alias".into(),
             StepKind::Fallback { op, .. } => format!("interpreter: {}", op.kind.name()),
             StepKind::HostCallback(_) => "host callback".into(),
@@ -452,6 +456,7 @@ impl StepKind {
             StepKind::Window(k) => std::iter::once(k.input).chain(k.init.slot()).collect(),
             StepKind::SelectScatter(k) => [k.operand, k.source].into_iter().chain(k.init.slot()).collect(),
             StepKind::Pad(k) => std::iter::once(k.input).chain(k.value.slot()).collect(),
+            StepKind::ViewCopy(k) => vec![k.src],
             StepKind::Concat(c) => c.inputs.clone(),
             StepKind::DynamicSlice(d) => std::iter::once(d.operand).chain(d.update).chain(d.indices.iter().copied()).collect(),
             StepKind::IndexedCopy(k) => [k.big, k.indices].into_iter().chain(k.updates).collect(),
@@ -481,6 +486,7 @@ impl StepKind {
             StepKind::Window(k) => vec![k.out],
             StepKind::SelectScatter(k) => vec![k.out],
             StepKind::Pad(k) => vec![k.out],
+            StepKind::ViewCopy(k) => vec![k.out],
             StepKind::Concat(c) => vec![c.out],
             StepKind::DynamicSlice(d) => vec![d.out],
             StepKind::IndexedCopy(k) => vec![k.out],
@@ -542,7 +548,12 @@ impl Plan {
                     StepKind::Elementwise(_) => 0,
                     StepKind::Reduce(_) | StepKind::ArgReduce(_) | StepKind::Window(_) | StepKind::SelectScatter(_) => 1,
                     StepKind::Dot(_) | StepKind::Conv(_) | StepKind::DepthwiseConv(_) => 2,
-                    StepKind::Alias { .. } | StepKind::DynamicSlice(_) | StepKind::IndexedCopy(_) | StepKind::Concat(_) | StepKind::Pad(_) => 3,
+                    StepKind::Alias { .. }
+                    | StepKind::DynamicSlice(_)
+                    | StepKind::IndexedCopy(_)
+                    | StepKind::Concat(_)
+                    | StepKind::Pad(_)
+                    | StepKind::ViewCopy(_) => 3,
                     StepKind::HostCallback(_) | StepKind::FfiCall(_) => 7,
                     StepKind::Collective(_) | StepKind::InstanceId { .. } => 3,
                     StepKind::Manual { .. } => 5,

@@ -37,6 +37,10 @@ progs = {
   "conv1d_ncw_grad": (jax.value_and_grad(lambda w, x: jnp.sum(lax.conv_general_dilated(x, w, (2,), [(1, 1)], dimension_numbers=('NCH', 'OIH', 'NCH')) ** 2), argnums=(0, 1)), (jax.random.normal(k[7], (6,4,3)), jax.random.normal(k[5], (2,4,9)))),
   "conv3d_grad": (jax.value_and_grad(lambda w, x: jnp.sum(lax.conv_general_dilated(x, w, (1,1,1), 'SAME', dimension_numbers=('NDHWC', 'DHWIO', 'NDHWC')) ** 2), argnums=(0, 1)), (jax.random.normal(k[7], (2,2,2,3,4)), jax.random.normal(k[5], (1,4,4,4,3)))),
   "conv_nchw_grad": (jax.value_and_grad(lambda w, x: jnp.sum(lax.conv_general_dilated(x, w, (2,2), 'SAME', dimension_numbers=('NCHW', 'OIHW', 'NCHW')) ** 2), argnums=(0, 1)), (jax.random.normal(k[7], (6,4,3,3)), jax.random.normal(k[5], (2,4,7,7)))),
+  # Data movement of types the fused kernels do not compute on (view copies), and int8 ones.
+  "narrow_types_data_movement": (lambda a, b, c: (a.T, jnp.broadcast_to(a[0], (3,) + a.shape[1:]), a[::-1], a[1:3, ::2], b.T, b[:, None, :],
+                                                  jnp.ones((4, 6), jnp.int8), c[::-1, ::-1]),
+                                 (jnp.ones((4, 6), jnp.bfloat16), jnp.ones((5, 2), jnp.int8), jnp.ones((3, 2), jnp.float16))),
 }
 for name, (f, args) in progs.items():
     t = jax.jit(f).lower(*args).as_text()

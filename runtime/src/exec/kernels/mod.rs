@@ -17,4 +17,5 @@ pub(super) mod rows;
 pub(super) mod scratch;
 pub(super) mod steps;
 pub(super) mod transpose;
+pub(super) mod view_copy;
 pub(super) mod window;

@@ -6,6 +6,7 @@ use super::{arg_reduce, conv, depthwise, dynamic_slice, gemm, indexed_copy, redu
 use crate::exec::fused::{self, Compiled, CHUNK};
 use crate::exec::{kscalar_bytes, read_scalar, Args, Executable, Pool, Ptr, Slots};
 use crate::AlignedBytes;
+use apu_compiler::plan::view_copy::ViewCopyKernel;
 use apu_compiler::plan::{ArgReduceKernel, ConcatKernel, ConvKernel, DepthwiseConvKernel, DotKernel, DynamicSliceKernel, FusedKernel, IndexedCopyKernel, KScalar, Operand, PadKernel, ReduceKernel, SelectScatterKernel, WindowKernel};
 use apu_compiler::{Error, Result};
 use std::sync::Arc;
@@ -218,6 +219,13 @@ impl Executable {
         let mut buf = pool.take_out(k.out, plan.slots[k.out].byte_size());
         // SAFETY: the lowering checked that the shapes and paddings agree.
         unsafe { window::pad(k, input.get(), &value, buf.as_mut_ptr()) };
+        slots[k.out] = Some(Arc::new(buf));
+        Ok(())
+    }
+
+    pub(in crate::exec) fn run_view_copy(&self, k: &ViewCopyKernel, slots: &mut Slots, pool: &mut Pool) -> Result<()> {
+        let mut buf = pool.take_out(k.out, self.plan.slots[k.out].byte_size());
+        super::view_copy::copy_view(Self::slot_bytes(slots, k.src)?, buf.as_mut_slice(), &k.shape, &k.view, k.elem_bytes)?;
         slots[k.out] = Some(Arc::new(buf));
         Ok(())
     }
