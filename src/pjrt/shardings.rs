@@ -78,18 +78,27 @@ impl ShardingList {
     }
 }
 
-/// The `xla.OpSharding` of a value's pieces: REPLICATED when every device holds the whole value;
-/// else OTHER with one tile per piece (tile grid = pieces per dimension, plus a last dimension of
-/// copies when pieces are replicated), whose devices are partition numbers, as in XLA.
+/// The `xla.OpSharding` of a value's pieces: REPLICATED when every device holds the whole value,
+/// UNREDUCED when every device holds a part of it; else OTHER with one tile per piece (tile grid =
+/// pieces per dimension, then a dimension of unreduced parts and one of copies where there are
+/// several, named by `last_tile_dims`, or by `replicate_on_last_tile_dim` for copies alone), whose
+/// devices are partition numbers, as in XLA.
 pub(crate) fn op_sharding(p: &Pieces) -> Vec<u8> {
+    const UNREDUCED: i64 = 6;
+    const REPLICATED: i64 = 0;
     let n = p.offsets.len();
     let counts: Vec<i64> = p.global.shape.iter().zip(&p.local.shape).map(|(g, l)| if *l == 0 { 1 } else { g / l }).collect();
     let tiles: i64 = counts.iter().product();
+    let parts = p.parts.max(1) as i64;
     let mut out = Vec::new();
-    if tiles == 1 {
+    let copies = n as i64 / (tiles * parts).max(1);
+    if tiles == 1 && parts == 1 {
         return out; // type REPLICATED is 0, proto3's default: nothing to write
     }
-    let copies = n as i64 / tiles.max(1);
+    if tiles == 1 && copies == 1 {
+        wire::int(&mut out, 1, UNREDUCED);
+        return out;
+    }
     // Partitions of each tile, in partition order; tiles in row-major order.
     let mut by_tile: Vec<Vec<i64>> = vec![Vec::new(); tiles as usize];
     for (partition, offset) in p.offsets.iter().enumerate() {
@@ -100,15 +109,27 @@ pub(crate) fn op_sharding(p: &Pieces) -> Vec<u8> {
             .fold(0, |t, ((o, l), c)| t * c + if *l == 0 { 0 } else { o / l });
         by_tile[tile as usize].push(partition as i64);
     }
+    // Within a tile: by unreduced part, then (partition order) by copy.
+    for tile in &mut by_tile {
+        tile.sort_by_key(|&partition| p.part.get(partition as usize).copied().unwrap_or(0));
+    }
     let mut dims = counts.clone();
+    let mut last_tile_dims = Vec::new();
+    if parts > 1 {
+        dims.push(parts);
+        last_tile_dims.push(UNREDUCED);
+    }
     if copies > 1 {
         dims.push(copies);
+        last_tile_dims.push(REPLICATED);
     }
     let devices: Vec<i64> = by_tile.into_iter().flatten().collect();
     wire::int(&mut out, 1, 3); // type OTHER
     wire::packed(&mut out, 3, &dims); // tile_assignment_dimensions
     wire::packed(&mut out, 4, &devices); // tile_assignment_devices
-    if copies > 1 {
+    if parts > 1 {
+        wire::packed(&mut out, 8, &last_tile_dims); // last_tile_dims
+    } else if copies > 1 {
         wire::int(&mut out, 6, 1); // replicate_on_last_tile_dim
     }
     out
@@ -128,6 +149,33 @@ mod tests {
         };
         let n = mesh.iter().map(|m| m.1).product::<i64>() as usize;
         Pieces::new(&TensorType::new(shape.to_vec(), ElementType::F32), Some(&s), n, "v").unwrap()
+    }
+
+    fn unreduced(shape: &[i64], mesh: &[(&str, i64)], dims: &[&[&str]], axes: &[&str]) -> Pieces {
+        let s = ValueSharding {
+            mesh_name: "mesh".into(),
+            mesh: MeshAxes { axes: mesh.iter().map(|(n, s)| (n.to_string(), *s)).collect(), ..Default::default() },
+            dims: dims.iter().map(|d| d.iter().map(|x| x.to_string()).collect()).collect(),
+            unreduced: axes.iter().map(|a| a.to_string()).collect(),
+        };
+        let n = mesh.iter().map(|m| m.1).product::<i64>() as usize;
+        Pieces::new(&TensorType::new(shape.to_vec(), ElementType::F32), Some(&s), n, "v").unwrap()
+    }
+
+    #[test]
+    fn unreduced_values_are_named_by_last_tile_dims() {
+        // The bytes jaxlib 0.10.2 and 0.12.0.1 compare equal to their own HloSharding of the same
+        // NamedSharding on a 2x2 mesh (x, y) (integration notes).
+        let xy = [("x", 2), ("y", 2)];
+        // P('x', None, unreduced={'y'}): {devices=[2,1,2]0,1,2,3 last_tile_dims={unreduced}}.
+        assert_eq!(op_sharding(&unreduced(&[4, 4], &xy, &[&["x"], &[]], &["y"])), vec![8, 3, 26, 3, 2, 1, 2, 34, 4, 0, 1, 2, 3, 66, 1, 6]);
+        // P(None, None, unreduced={'y'}): parts along y, copies along x: devices 0,2,1,3.
+        assert_eq!(
+            op_sharding(&unreduced(&[4, 4], &xy, &[&[], &[]], &["y"])),
+            vec![8, 3, 26, 4, 1, 1, 2, 2, 34, 4, 0, 2, 1, 3, 66, 2, 6, 0]
+        );
+        // Unreduced over every axis: type UNREDUCED alone.
+        assert_eq!(op_sharding(&unreduced(&[4, 4], &xy, &[&[], &[]], &["x", "y"])), vec![8, 6]);
     }
 
     #[test]

@@ -85,3 +85,33 @@ def test_a_callback_with_a_maximal_sharding_runs_once_on_the_whole_value(run_pyt
     np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
     assert calls == calls_cpu == [[8]], (calls, calls_cpu)
     assert annotated and annotated_cpu
+
+
+UNREDUCED_SCRIPT = """
+import json, jax, numpy as np
+from jax.sharding import PartitionSpec as P, AxisType
+
+def run(platform):
+    devs = np.array(jax.devices(platform)[:4]).reshape(2, 2)
+    mesh = jax.sharding.Mesh(devs, ("x", "y"), axis_types=(AxisType.Explicit,) * 2)
+    with jax.set_mesh(mesh):
+        a = jax.device_put(np.arange(32, dtype=np.float32).reshape(8, 4) % 7, P("x", "y"))
+        b = jax.device_put(np.arange(32, dtype=np.float32).reshape(4, 8) % 5, P("y", None))
+        # A product whose contraction is split over y, left unreduced over y by one program...
+        part = jax.jit(lambda a, b: jax.numpy.einsum("ij,jk->ik", a, b, out_sharding=P("x", None, unreduced={"y"})))(a, b)
+        # ... and summed by the next one.
+        whole = jax.jit(lambda p: jax.sharding.reshard(p, P("x", None)))(part)
+        return np.asarray(whole).tolist(), str(part.sharding.spec), str(whole.sharding.spec)
+
+print(json.dumps({"got": run(PLATFORM), "want": run("cpu")}))
+"""
+
+
+def test_an_unreduced_result_goes_into_the_next_program_as_its_parts_sum(run_python, platform):
+    # JAX's explicit sharding: a result unreduced over y lives as per-device parts that add up to it.
+    proc = run_python(f"PLATFORM = {platform!r}\n" + UNREDUCED_SCRIPT, env=ENV)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    info = json.loads(proc.stdout.strip().splitlines()[-1])
+    (got, part_spec, spec), (want, part_spec_cpu, spec_cpu) = info["got"], info["want"]
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+    assert (part_spec, spec) == (part_spec_cpu, spec_cpu)

@@ -29,6 +29,10 @@ pub struct Pieces {
     /// Per partition: whether its piece is zeros (not at coordinate 0 of the unreduced axes: the
     /// parts of an unreduced value add up to it, so one holds it and the others nothing).
     pub zero: Vec<bool>,
+    /// How many parts an unreduced value has (the product of its unreduced axes; 1 when none), and
+    /// per partition which part it holds (its position along those axes, in mesh order).
+    pub parts: usize,
+    pub part: Vec<usize>,
 }
 
 /// The pieces of every parameter and result of a partitioned program.
@@ -133,6 +137,8 @@ impl Pieces {
                 offsets: vec![vec![0; global.rank()]; partitions],
                 first: (0..partitions).map(|p| p == 0).collect(),
                 zero: vec![false; partitions],
+                parts: 1,
+                part: vec![0; partitions],
             });
         };
         let mesh = &s.mesh;
@@ -170,6 +176,9 @@ impl Pieces {
         let mut offsets = Vec::with_capacity(partitions);
         let mut first = Vec::with_capacity(partitions);
         let mut zero = Vec::with_capacity(partitions);
+        let mut part = Vec::with_capacity(partitions);
+        let unreduced: Vec<usize> = (0..mesh.axes.len()).filter(|&i| s.unreduced.contains(&mesh.axes[i].0)).collect();
+        let parts = unreduced.iter().map(|&i| mesh.axes[i].1 as usize).product();
         for p in 0..n {
             let c = mesh.coords(p);
             let offset = s
@@ -187,9 +196,10 @@ impl Pieces {
             offsets.push(offset);
             let used = |name: &str| s.dims.iter().flatten().chain(&s.unreduced).any(|a| a == name);
             first.push(mesh.axes.iter().enumerate().all(|(i, (name, _))| used(name) || c[i] == 0));
-            zero.push(s.unreduced.iter().any(|a| mesh.axis(a).is_some_and(|i| c[i] != 0)));
+            zero.push(unreduced.iter().any(|&i| c[i] != 0));
+            part.push(unreduced.iter().fold(0, |u, &i| u * mesh.axes[i].1 as usize + c[i] as usize));
         }
-        Ok(Pieces { global: global.clone(), local: TensorType::new(local, global.elem), offsets, first, zero })
+        Ok(Pieces { global: global.clone(), local: TensorType::new(local, global.elem), offsets, first, zero, parts, part })
     }
 
     /// Every device holds the whole value (no split, nothing unreduced).
