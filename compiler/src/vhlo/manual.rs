@@ -60,6 +60,19 @@ fn strings(a: &Attr) -> Result<Vec<String>> {
     }
 }
 
+/// The names of a list of `#sdy.axis_ref`s (whole axes; sub-axes are refused by name).
+fn axis_names(axes: &[Rc<Attr>]) -> Result<Vec<String>> {
+    axes.iter()
+        .map(|ax| match &**ax {
+            Attr::Dialect { name: "axis_ref", fields, .. } if fields.len() == 1 => {
+                fields[0].as_str().map(str::to_string).ok_or_else(|| Error::invalid("axis without a name"))
+            }
+            Attr::Dialect { name: "axis_ref", .. } => Err(Error::unimplemented("sub-axes in a sharding")),
+            _ => Err(Error::invalid("expected an axis reference")),
+        })
+        .collect()
+}
+
 /// One `#sdy.sharding`: its mesh's name, the axes of each dimension and the unreduced axes.
 pub fn tensor_sharding(a: &Attr) -> Result<(String, DimAxes, Vec<String>)> {
     let Attr::Dialect { dialect: "sdy", name: "tensor_sharding", fields } = a else {
@@ -70,16 +83,7 @@ pub fn tensor_sharding(a: &Attr) -> Result<(String, DimAxes, Vec<String>)> {
         _ => return Err(Error::unimplemented("a manual computation's sharding with an inline mesh")),
     };
     let unreduced = match fields.get(3).map(|f| &**f) {
-        Some(Attr::Array(axes)) => axes
-            .iter()
-            .map(|ax| match &**ax {
-                Attr::Dialect { name: "axis_ref", fields, .. } if fields.len() == 1 => {
-                    fields[0].as_str().map(str::to_string).ok_or_else(|| Error::invalid("unreduced axis without a name"))
-                }
-                Attr::Dialect { name: "axis_ref", .. } => Err(Error::unimplemented("unreduced sub-axes in a sharding")),
-                _ => Err(Error::invalid("expected an unreduced axis reference")),
-            })
-            .collect::<Result<Vec<_>>>()?,
+        Some(Attr::Array(axes)) => axis_names(axes)?,
         _ => Vec::new(),
     };
     let dims = match fields.get(1).map(|f| &**f) {
@@ -87,16 +91,7 @@ pub fn tensor_sharding(a: &Attr) -> Result<(String, DimAxes, Vec<String>)> {
             .iter()
             .map(|d| match &**d {
                 Attr::Dialect { name: "dimension_sharding", fields, .. } => match fields.first().map(|f| &**f) {
-                    Some(Attr::Array(axes)) => axes
-                        .iter()
-                        .map(|ax| match &**ax {
-                            Attr::Dialect { name: "axis_ref", fields, .. } if fields.len() == 1 => {
-                                fields[0].as_str().map(str::to_string).ok_or_else(|| Error::invalid("axis without a name"))
-                            }
-                            Attr::Dialect { name: "axis_ref", .. } => Err(Error::unimplemented("sub-axes in a manual computation's sharding")),
-                            _ => Err(Error::invalid("expected an axis reference")),
-                        })
-                        .collect::<Result<Vec<_>>>(),
+                    Some(Attr::Array(axes)) => axis_names(axes),
                     _ => Err(Error::invalid("dimension sharding without axes")),
                 },
                 _ => Err(Error::invalid("expected a dimension sharding")),
