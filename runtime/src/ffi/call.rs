@@ -86,11 +86,8 @@ fn check_layouts(target: &str, what: &str, layouts: &[Vec<i64>], types: &[Tensor
         return Err(Error::invalid(format!("custom_call @{target}: {} {what} layouts for {} {what}s", layouts.len(), types.len())));
     }
     for (i, (l, t)) in layouts.iter().zip(types).enumerate() {
-        let mut sorted = l.clone();
-        sorted.sort_unstable();
-        if sorted != (0..t.shape.len() as i64).collect::<Vec<_>>() {
-            return Err(Error::invalid(format!("custom_call @{target}: {what} {i} ({t}) has layout {l:?}, not a permutation of its dimensions")));
-        }
+        crate::layout::byte_strides_for_minor_to_major(&t.shape, l, 1)
+            .map_err(|e| Error::invalid(format!("custom_call @{target}: {what} {i} ({t}): {}", e.message)))?;
     }
     Ok(())
 }
@@ -100,39 +97,30 @@ fn is_row_major(layout: Option<&Vec<i64>>) -> bool {
     layout.is_none_or(|l| l.iter().rev().copied().eq(0..l.len() as i64))
 }
 
-/// Copies between apu's row-major order and the physical order of `layout` (minor-to-major):
-/// `to_physical` reads row-major `src` and writes the layout's order, otherwise the reverse.
-fn relayout(src: &[u8], dims: &[i64], layout: &[i64], elem_size: usize, to_physical: bool) -> Vec<u8> {
-    let rank = dims.len();
+/// Copies between apu's row-major order and the physical order of `layout` (minor-to-major) with the
+/// strided copies host buffers use (`crate::layout`): `to_physical` reads row-major `src` and writes
+/// the layout's order, otherwise the reverse. The layout was checked at compile time.
+fn relayout(src: &[u8], dims: &[i64], layout: &[i64], elem_size: usize, to_physical: bool) -> Result<Vec<u8>> {
+    let strides = crate::layout::byte_strides_for_minor_to_major(dims, layout, elem_size)?;
     let mut out = vec![0u8; src.len()];
-    if src.is_empty() || elem_size == 0 {
-        return out;
+    if to_physical {
+        crate::layout::scatter_strided(src, &mut out, 0, dims, &strides, elem_size)?;
+    } else {
+        crate::layout::gather_strided_into(src, 0, dims, &strides, elem_size, &mut out)?;
     }
-    // Row-major strides of the logical array, in bytes.
-    let mut strides = vec![elem_size; rank];
-    for k in (0..rank.saturating_sub(1)).rev() {
-        strides[k] = strides[k + 1] * dims[k + 1] as usize;
-    }
-    // The physical order walks dimensions from the most major (last in `layout`) to the most minor.
-    let order: Vec<usize> = layout.iter().rev().map(|&d| d as usize).collect();
-    let mut index = vec![0usize; rank];
-    for physical in 0..src.len() / elem_size {
-        let logical: usize = order.iter().zip(&index).map(|(&d, &i)| i * strides[d]).sum();
-        let p = physical * elem_size;
-        if to_physical {
-            out[p..p + elem_size].copy_from_slice(&src[logical..logical + elem_size]);
-        } else {
-            out[logical..logical + elem_size].copy_from_slice(&src[p..p + elem_size]);
-        }
-        for j in (0..rank).rev() {
-            index[j] += 1;
-            if index[j] < dims[order[j]] as usize {
-                break;
-            }
-            index[j] = 0;
-        }
-    }
-    out
+    Ok(out)
+}
+
+/// The copies of `tensors` the handler sees in their non-row-major `layouts` (None: the tensor as is).
+fn physical_copies(tensors: &[Tensor], layouts: &[Vec<i64>]) -> Result<Vec<Option<Vec<u8>>>> {
+    tensors
+        .iter()
+        .enumerate()
+        .map(|(i, t)| match layouts.get(i) {
+            Some(l) if !is_row_major(Some(l)) => relayout(t.bytes(), &t.ty.shape, l, t.ty.elem.byte_size(), true).map(Some),
+            _ => Ok(None),
+        })
+        .collect()
 }
 
 fn check_attributes(target: &str, attributes: &[(String, FfiAttr)]) -> Result<()> {
@@ -167,22 +155,8 @@ pub fn call(call: &TypedFfiCall<'_>, args: &[Tensor], result_types: &[TensorType
     }
     // Values the handler wants in another layout than row-major get a copy in that layout; results
     // come back through theirs after the call.
-    let physical_args: Vec<Option<Vec<u8>>> = args
-        .iter()
-        .enumerate()
-        .map(|(i, t)| {
-            let layout = call.operand_layouts.get(i);
-            (!is_row_major(layout)).then(|| relayout(t.bytes(), &t.ty.shape, layout.expect("not row-major"), t.ty.elem.byte_size(), true))
-        })
-        .collect();
-    let mut physical_results: Vec<Option<Vec<u8>>> = results
-        .iter()
-        .enumerate()
-        .map(|(i, t)| {
-            let layout = call.result_layouts.get(i);
-            (!is_row_major(layout)).then(|| relayout(t.bytes(), &t.ty.shape, layout.expect("not row-major"), t.ty.elem.byte_size(), true))
-        })
-        .collect();
+    let physical_args = physical_copies(args, call.operand_layouts)?;
+    let mut physical_results = physical_copies(&results, call.result_layouts)?;
     let mut arg_buffers: Vec<Buffer> = args
         .iter()
         .zip(&physical_args)
@@ -250,7 +224,7 @@ pub fn call(call: &TypedFfiCall<'_>, args: &[Tensor], result_types: &[TensorType
     for (i, physical) in physical_results.into_iter().enumerate() {
         if let (Some(bytes), Some(layout)) = (physical, call.result_layouts.get(i)) {
             let t = &mut results[i];
-            let logical = relayout(&bytes, &t.ty.shape, layout, t.ty.elem.byte_size(), false);
+            let logical = relayout(&bytes, &t.ty.shape, layout, t.ty.elem.byte_size(), false)?;
             std::sync::Arc::get_mut(&mut t.data).expect("a fresh result buffer has one owner").as_mut_slice().copy_from_slice(&logical);
         }
     }
@@ -368,15 +342,15 @@ mod tests {
     fn relayout_to_column_major_and_back() {
         // A 2x3 matrix of u8 in row-major order; column-major (minor-to-major [0, 1]) reads it by columns.
         let rows: Vec<u8> = vec![1, 2, 3, 4, 5, 6];
-        let columns = relayout(&rows, &[2, 3], &[0, 1], 1, true);
+        let columns = relayout(&rows, &[2, 3], &[0, 1], 1, true).unwrap();
         assert_eq!(columns, vec![1, 4, 2, 5, 3, 6]);
-        assert_eq!(relayout(&columns, &[2, 3], &[0, 1], 1, false), rows);
+        assert_eq!(relayout(&columns, &[2, 3], &[0, 1], 1, false).unwrap(), rows);
         // Row-major is the identity; a 3-D layout moves the middle dimension outermost.
-        assert_eq!(relayout(&rows, &[2, 3], &[1, 0], 1, true), rows);
+        assert_eq!(relayout(&rows, &[2, 3], &[1, 0], 1, true).unwrap(), rows);
         let cube: Vec<u8> = (0..24).collect();
-        let moved = relayout(&cube, &[2, 3, 4], &[2, 0, 1], 1, true);
+        let moved = relayout(&cube, &[2, 3, 4], &[2, 0, 1], 1, true).unwrap();
         assert_eq!(&moved[..8], &[0, 1, 2, 3, 12, 13, 14, 15]);
-        assert_eq!(relayout(&moved, &[2, 3, 4], &[2, 0, 1], 1, false), cube);
+        assert_eq!(relayout(&moved, &[2, 3, 4], &[2, 0, 1], 1, false).unwrap(), cube);
         assert!(is_row_major(None) && is_row_major(Some(&vec![2, 1, 0])) && !is_row_major(Some(&vec![0, 1])));
     }
 }
