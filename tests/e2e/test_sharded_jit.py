@@ -49,6 +49,15 @@ def test_sharded_jit_matches_cpu_on_four_devices(run_python, platform):
     assert info["nshards"] == [4, 4, 4, 4], info["nshards"]
 
 
+def _on_platform_and_cpu(run_python, platform, script):
+    """Runs `script` (which prints {"got": run(PLATFORM), "want": run("cpu")} as JSON) in a fresh interpreter
+    with 4 devices of each platform; returns (got, want)."""
+    proc = run_python(f"PLATFORM = {platform!r}\n" + script, env=ENV)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    info = json.loads(proc.stdout.strip().splitlines()[-1])
+    return info["got"], info["want"]
+
+
 CALLBACK_SCRIPT = """
 import json, jax, jax.numpy as jnp, numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec as P, SingleDeviceSharding
@@ -78,10 +87,7 @@ print(json.dumps({"got": run(PLATFORM), "want": run("cpu")}))
 def test_a_callback_with_a_maximal_sharding_runs_once_on_the_whole_value(run_python, platform):
     # JAX annotates the callback with a one-device (maximal) sharding on the last device; XLA:CPU runs
     # it once with the whole array, and so must the global program apu runs once.
-    proc = run_python(f"PLATFORM = {platform!r}\n" + CALLBACK_SCRIPT, env=ENV)
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    info = json.loads(proc.stdout.strip().splitlines()[-1])
-    (got, calls, annotated), (want, calls_cpu, annotated_cpu) = info["got"], info["want"]
+    (got, calls, annotated), (want, calls_cpu, annotated_cpu) = _on_platform_and_cpu(run_python, platform, CALLBACK_SCRIPT)
     np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
     assert calls == calls_cpu == [[8]], (calls, calls_cpu)
     assert annotated and annotated_cpu
@@ -109,9 +115,6 @@ print(json.dumps({"got": run(PLATFORM), "want": run("cpu")}))
 
 def test_an_unreduced_result_goes_into_the_next_program_as_its_parts_sum(run_python, platform):
     # JAX's explicit sharding: a result unreduced over y lives as per-device parts that add up to it.
-    proc = run_python(f"PLATFORM = {platform!r}\n" + UNREDUCED_SCRIPT, env=ENV)
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    info = json.loads(proc.stdout.strip().splitlines()[-1])
-    (got, part_spec, spec), (want, part_spec_cpu, spec_cpu) = info["got"], info["want"]
+    (got, part_spec, spec), (want, part_spec_cpu, spec_cpu) = _on_platform_and_cpu(run_python, platform, UNREDUCED_SCRIPT)
     np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
     assert (part_spec, spec) == (part_spec_cpu, spec_cpu)
