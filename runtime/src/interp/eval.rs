@@ -401,12 +401,7 @@ impl<'m> Interpreter<'m> {
                     _ => None,
                 };
                 let reduce = |parts: &[&crate::Tensor]| -> Result<crate::Tensor> {
-                    let b = combiner.ok_or_else(|| Error::internal("a reduction without a combiner"))?;
-                    let mut acc = Dense::from_tensor(parts[0])?;
-                    for p in &parts[1..] {
-                        acc = ew::binary(b, &acc, &Dense::from_tensor(p)?)?;
-                    }
-                    acc.to_tensor()
+                    fold_tensors(combiner.ok_or_else(|| Error::internal("a reduction without a combiner"))?, parts)
                 };
                 let tensors = all_dense(0..operands.len())?.into_iter().map(Dense::to_tensor).collect::<Result<Vec<_>>>()?;
                 let results = crate::collectives::run(&op.kind, tensors, &reduce)?;
@@ -427,13 +422,7 @@ impl<'m> Interpreter<'m> {
                     out.iter().map(|v| v.as_dense()?.to_tensor()).collect()
                 };
                 let tensors = all_dense(0..operands.len())?.into_iter().map(Dense::to_tensor).collect::<Result<Vec<_>>>()?;
-                let sum = |parts: &[&crate::Tensor]| -> Result<crate::Tensor> {
-                    let mut acc = Dense::from_tensor(parts[0])?;
-                    for p in &parts[1..] {
-                        acc = ew::binary(apu_compiler::ir::BinaryOp::Add, &acc, &Dense::from_tensor(p)?)?;
-                    }
-                    acc.to_tensor()
-                };
+                let sum = |parts: &[&crate::Tensor]| fold_tensors(apu_compiler::ir::BinaryOp::Add, parts);
                 let results = crate::collectives::run_manual(mc, &tensors, &params, &returned, &result_types()?, &run_body, &sum)?;
                 many(results.iter().map(Dense::from_tensor).collect::<Result<Vec<_>>>()?)
             }
@@ -524,4 +513,15 @@ impl<'m> Interpreter<'m> {
 
 fn region(op: &Op, i: usize) -> Result<&Region> {
     op.regions.get(i).ok_or_else(|| Error::invalid(format!("{} needs region {i}", op.kind.name())))
+}
+
+/// The interpreter's elementwise fold of same-typed tensors with `op`, in order: how collectives
+/// combine their members' values and a manual computation adds the parts of an unreduced result.
+fn fold_tensors(op: apu_compiler::ir::BinaryOp, parts: &[&crate::Tensor]) -> Result<crate::Tensor> {
+    let (first, rest) = parts.split_first().ok_or_else(|| Error::internal("a fold of no tensors"))?;
+    let mut acc = Dense::from_tensor(first)?;
+    for p in rest {
+        acc = ew::binary(op, &acc, &Dense::from_tensor(p)?)?;
+    }
+    acc.to_tensor()
 }
