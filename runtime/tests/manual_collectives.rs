@@ -284,21 +284,23 @@ module @m attributes {mhlo.num_partitions = 4 : i32, mhlo.num_replicas = 1 : i32
     let e = refused(global);
     assert_eq!(e.kind, ErrorKind::Unimplemented, "{e}");
     assert!(e.to_string().contains("partition_id outside a manual computation"), "{e}");
-    // A partially manual region: axis "b" stays free.
-    let partial = r#"
+    // A nested computation that makes an enclosing computation's axis manual again.
+    let again = r#"
 module @m attributes {mhlo.num_partitions = 4 : i32, mhlo.num_replicas = 1 : i32} {
   sdy.mesh @mesh = <["a"=2, "b"=2]>
   func.func public @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {
     %0 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{"a"}]>] out_shardings=[<@mesh, [{"a"}]>] manual_axes={"a"} (%x: tensor<2xf32>) {
-      sdy.return %x : tensor<2xf32>
+      %1 = sdy.manual_computation(%x) in_shardings=[<@mesh, [{"a"}]>] out_shardings=[<@mesh, [{"a"}]>] manual_axes={"a"} (%y: tensor<1xf32>) {
+        sdy.return %y : tensor<1xf32>
+      } : (tensor<2xf32>) -> tensor<2xf32>
+      sdy.return %1 : tensor<2xf32>
     } : (tensor<4xf32>) -> tensor<4xf32>
     return %0 : tensor<4xf32>
   }
 }
 "#;
-    let e = refused(partial);
-    assert_eq!(e.kind, ErrorKind::Unimplemented, "{e}");
-    assert!(e.to_string().contains("free axis \"b\""), "{e}");
+    let e = refused(again);
+    assert!(e.to_string().contains("axis \"a\" manual again"), "{e}");
     // Groups naming an instance that does not exist.
     let bad = PSUM_GATHER_PERMUTE.replace(
         "#stablehlo.replica_group_mesh_axes<mesh = @mesh, axes = [#stablehlo.axis_ref<name = \"x\">]>",
@@ -309,6 +311,36 @@ module @m attributes {mhlo.num_partitions = 4 : i32, mhlo.num_replicas = 1 : i32
     // Local shapes that do not split the global ones.
     let uneven = PSUM_GATHER_PERMUTE.replace("tensor<8xf32>) -> (tensor<2xf32>, tensor<8xf32>)", "tensor<8xf32>) -> (tensor<2xf32>, tensor<4xf32>)");
     assert!(read(&uneven).is_err());
+}
+
+/// A partially manual region (decision 91): the instances along the free axis "b" hold the whole
+/// value along it, the pieces come from coordinate 0 of "b", and partition ids stay global ids.
+#[test]
+fn partially_manual_region_keeps_free_axes_whole() {
+    let text = r#"
+module @m attributes {mhlo.num_partitions = 4 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=2]>
+  func.func public @main(%arg0: tensor<4x2xf32>) -> tensor<4x2xf32> {
+    %0 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{"a"}, {"b"}]>] out_shardings=[<@mesh, [{"a"}, {"b"}]>] manual_axes={"a"} (%x: tensor<2x2xf32>) {
+      %p = stablehlo.partition_id : tensor<ui32>
+      %f = stablehlo.convert %p : (tensor<ui32>) -> tensor<f32>
+      %b = stablehlo.broadcast_in_dim %f, dims = [] : (tensor<f32>) -> tensor<2x2xf32>
+      %s = "stablehlo.all_reduce"(%x) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = dense<[[0, 2], [1, 3]]> : tensor<2x2xi64>, use_global_device_ids}> ({
+      ^bb0(%l: tensor<f32>, %r: tensor<f32>):
+        %t = stablehlo.add %l, %r : tensor<f32>
+        stablehlo.return %t : tensor<f32>
+      }) : (tensor<2x2xf32>) -> tensor<2x2xf32>
+      %y = stablehlo.add %s, %b : tensor<2x2xf32>
+      sdy.return %y : tensor<2x2xf32>
+    } : (tensor<4x2xf32>) -> tensor<4x2xf32>
+    return %0 : tensor<4x2xf32>
+  }
+}
+"#;
+    // Rows 0-1 go to a=0 (ids 0, 1), rows 2-3 to a=1 (ids 2, 3); the psum over "a" adds them; the
+    // result comes from b=0: ids 0 and 2.
+    let x = f32s(&[4, 2], &[1.0, 2.0, 3.0, 4.0, 10.0, 20.0, 30.0, 40.0]);
+    check(text, &[x], &[vec![11.0, 22.0, 33.0, 44.0, 13.0, 24.0, 35.0, 46.0]]);
 }
 
 /// Outside a manual computation a collective runs alone: groups of one keep working as before.

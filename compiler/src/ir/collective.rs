@@ -170,19 +170,25 @@ pub struct ManualComputation {
 }
 
 impl ManualComputation {
-    /// Number of instances: the mesh's size (every axis larger than one is manual; the reader
-    /// refuses partially manual regions).
+    /// Number of instances: the mesh's size, also when some axes are free (decision 91): the
+    /// instances along a free axis each hold the whole value along it and compute the same thing,
+    /// so that the body's collectives name instances by their global device ids, as JAX writes them.
     pub fn instances(&self) -> i64 {
         self.mesh.size()
     }
 
+    /// Whether `axis` is one of this computation's manual axes.
+    pub fn is_manual(&self, axis: &str) -> bool {
+        self.manual_axes.iter().any(|a| a == axis)
+    }
+
     /// For one dimension split over `axes`, how many pieces it has and which of them instance
-    /// `pos` holds.
+    /// `pos` holds. Only manual axes split the body's view; free axes leave the dimension whole.
     pub fn piece(&self, axes: &[String], pos: i64) -> (i64, i64) {
         let c = self.mesh.coords(pos);
         let mut count = 1;
         let mut index = 0;
-        for a in axes {
+        for a in axes.iter().filter(|a| self.is_manual(a)) {
             let i = self.mesh.axis(a).unwrap_or(0);
             let size = self.mesh.axes.get(i).map_or(1, |x| x.1);
             count *= size;
@@ -192,11 +198,24 @@ impl ManualComputation {
     }
 
     /// Whether instance `pos` provides a result split as `dims`: it must be the first (coordinate
-    /// 0) along every mesh axis the result is replicated over. Along the axes it is `unreduced`
-    /// over, every instance provides a part (the parts add up).
+    /// 0) along every mesh axis the result is replicated over and along every free axis. Along the
+    /// axes it is `unreduced` over, every instance provides a part (the parts add up).
     pub fn provides(&self, dims: &DimAxes, unreduced: &[String], pos: i64) -> bool {
         let c = self.mesh.coords(pos);
-        self.mesh.axes.iter().enumerate().all(|(i, a)| c[i] == 0 || dims.iter().flatten().chain(unreduced).any(|n| *n == a.0))
+        let split = self.split_axes(dims, unreduced);
+        self.mesh.axes.iter().enumerate().all(|(i, a)| c[i] == 0 || split.contains(&a.0))
+    }
+
+    /// The manual axes a value split as `dims` and unreduced over `unreduced` varies along: the
+    /// instances that differ only along them hold different pieces or parts of it.
+    pub fn split_axes(&self, dims: &DimAxes, unreduced: &[String]) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for a in dims.iter().flatten().chain(unreduced) {
+            if self.is_manual(a) && !out.contains(a) {
+                out.push(a.clone());
+            }
+        }
+        out
     }
 
     /// Whether instance `pos` is at coordinate 0 of every axis in `unreduced` (the one that gets an
@@ -215,8 +234,8 @@ impl ManualComputation {
         self.out_unreduced.get(i).map_or(&[], Vec::as_slice)
     }
 
-    /// Checks a sharding against the mesh and the manual axes, and that the global shape `global`
-    /// splits evenly into the local shape `local`.
+    /// Checks a sharding against the mesh, and that the global shape `global` splits evenly over
+    /// the manual axes into the local shape `local` (free axes leave a dimension whole).
     pub fn check_sharding(&self, dims: &DimAxes, global: &[i64], local: &[i64]) -> Result<(), String> {
         if dims.len() != global.len() || global.len() != local.len() {
             return Err(format!("sharding of rank {} for a value of rank {} (local rank {})", dims.len(), global.len(), local.len()));
@@ -225,9 +244,6 @@ impl ManualComputation {
             for a in axes {
                 if self.mesh.axis(a).is_none() {
                     return Err(format!("sharding names axis \"{a}\" that the mesh lacks"));
-                }
-                if !self.manual_axes.contains(a) {
-                    return Err(format!("sharding over free axis \"{a}\" (partially manual)"));
                 }
             }
             let (count, _) = self.piece(axes, 0);

@@ -55,16 +55,20 @@ impl<'a> Parser<'a> {
         self.expect_punct("[")?;
         let dims = self.comma_list("]", |p| {
             p.expect_punct("{")?;
-            p.comma_list("}", |q| {
+            // `?` leaves the dimension open to more (free) axes: the partitioner's choice, which
+            // does not change the values, so apu keeps the axes named.
+            let axes = p.comma_list("}", |q| {
                 if q.at_punct("?") {
-                    return Err(q.unimplemented_at(q.tok.start, "open sharding dimensions ('?') in a manual computation"));
+                    q.bump()?;
+                    return Ok(None);
                 }
                 let axis = q.expect_kind(TokKind::String, "a mesh axis name")?.text;
                 if q.at_punct(":") {
                     return Err(q.unimplemented_at(q.tok.start, "sub-axes in a sharding"));
                 }
-                Ok(axis)
-            })
+                Ok(Some(axis))
+            })?;
+            Ok(axes.into_iter().flatten().collect())
         })?;
         // `replicated={...}` only restates that the value is replicated; `unreduced={...}` says
         // which axes hold parts that add up to the value.

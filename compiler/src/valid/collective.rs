@@ -22,11 +22,21 @@ pub(crate) fn instance_space(ctx: &Ctx) -> (i64, i64) {
 /// The binary op an all_reduce / reduce_scatter region applies; other regions are refused by name.
 pub fn combiner(op: &Op) -> Result<BinaryOp> {
     let region = op.regions.first().ok_or_else(|| err(format!("{} needs a combiner region", op.kind.name())))?;
-    let single = match region.ops.as_slice() {
-        [only] if region.params.len() == 2 && only.operands == region.params && region.results == only.results => match only.kind {
-            OpKind::Binary(b) => Some(b),
-            _ => None,
-        },
+    // One binary op of the two parameters, possibly followed by same-type reshapes: the identities
+    // a portable artifact's `sdy.sharding_constraint` becomes (see `vhlo::region`).
+    let single = match region.ops.split_first() {
+        Some((first, rest)) if region.params.len() == 2 && first.operands == region.params => {
+            let mut last = &first.results;
+            let chained = rest.iter().all(|op| {
+                let ok = matches!(op.kind, OpKind::Reshape) && op.operands == *last;
+                last = &op.results;
+                ok
+            });
+            match first.kind {
+                OpKind::Binary(b) if chained && region.results == *last => Some(b),
+                _ => None,
+            }
+        }
         _ => None,
     };
     match single {
@@ -152,14 +162,17 @@ fn scaled(sig: &Sig, dim: i64, mul: i64, div: i64, what: &str) -> Result<()> {
 }
 
 fn manual(ctx: &Ctx, op: &Op, sig: &Sig, mc: &ManualComputation) -> Result<()> {
-    if ctx.manual_instances.is_some() {
-        return Err(Error::unimplemented("sdy.manual_computation nested in another"));
-    }
-    for (name, size) in &mc.mesh.axes {
-        if *size > 1 && !mc.manual_axes.contains(name) {
+    // A nested computation runs inside the instances of the enclosing one (decision 91): it must
+    // name the same devices and make manual only axes that are still free.
+    if let Some(outer) = ctx.manual_instances {
+        if outer != mc.instances() {
             return Err(Error::unimplemented(format!(
-                "sdy.manual_computation with free axis \"{name}\" (partially manual regions keep it global; apu runs fully manual ones)"
+                "sdy.manual_computation over {} devices nested in one over {outer}",
+                mc.instances()
             )));
+        }
+        if let Some(a) = mc.manual_axes.iter().find(|a| ctx.manual_axes.contains(a)) {
+            return Err(err(format!("nested sdy.manual_computation makes axis \"{a}\" manual again")));
         }
     }
     if let Some(a) = mc.manual_axes.iter().find(|a| mc.mesh.axis(a).is_none()) {

@@ -56,6 +56,8 @@ pub(crate) struct Ctx<'m> {
     depth: usize,
     /// Inside the body of a manual computation: its number of instances.
     pub(crate) manual_instances: Option<i64>,
+    /// Inside manual computations: the axes they made manual, outermost first.
+    pub(crate) manual_axes: Vec<String>,
 }
 
 /// Regions nested deeper than this are rejected (real programs stay far below).
@@ -118,18 +120,21 @@ impl<'m> Ctx<'m> {
             for &v in &op.operands {
                 self.check_used(v, "operand").map_err(|e| e.context(at()))?;
             }
-            let outer = self.manual_instances;
+            let (outer, outer_axes) = (self.manual_instances, self.manual_axes.len());
             if let crate::ir::OpKind::ManualComputation(mc) = &op.kind {
                 self.manual_instances = Some(mc.instances());
+                self.manual_axes.extend(mc.manual_axes.iter().cloned());
             }
             for r in &op.regions {
                 let checked = self.check_region(r).map_err(|e| e.context(at()));
                 if checked.is_err() {
                     self.manual_instances = outer;
+                    self.manual_axes.truncate(outer_axes);
                 }
                 checked?;
             }
             self.manual_instances = outer;
+            self.manual_axes.truncate(outer_axes);
             ops::check_op(self, op).map_err(|e| e.context(at()))?;
             for &r in &op.results {
                 self.define(r).map_err(|e| e.context(at()))?;
@@ -151,7 +156,7 @@ impl<'m> Ctx<'m> {
 }
 
 fn check_function(module: &Module, f: &Function) -> Result<()> {
-    let mut ctx = Ctx { module, func: f, defined: vec![false; f.values.len()], depth: 0, manual_instances: None };
+    let mut ctx = Ctx { module, func: f, defined: vec![false; f.values.len()], depth: 0, manual_instances: None, manual_axes: Vec::new() };
     if !f.arg_attrs.is_empty() && f.arg_attrs.len() != f.body.params.len() {
         return Err(Error::invalid(format!("{} argument attribute entries for {} arguments", f.arg_attrs.len(), f.body.params.len())));
     }

@@ -148,6 +148,24 @@ pub fn in_instance() -> bool {
     CURRENT.with(|c| c.borrow().is_some())
 }
 
+/// `(id, replicas, partitions)` of the current instance, if the thread runs one.
+pub fn current_instance() -> Option<(i64, i64, i64)> {
+    CURRENT.with(|c| c.borrow().as_ref().map(|i| (i.id, i.replicas, i.partitions)))
+}
+
+/// Meets the instances `members` (global ids, this one among them) as this instance's next
+/// collective and returns every member's tensors in member order.
+pub fn meet_members(members: &[i64], mine: Vec<Tensor>) -> Result<Vec<Vec<Tensor>>> {
+    CURRENT.with(|c| {
+        let c = c.borrow();
+        let inst = c.as_ref().ok_or_else(|| Error::internal("a meeting of instances outside any instance"))?;
+        let seq = inst.seq.get();
+        inst.seq.set(seq + 1);
+        let pos = members.iter().position(|&m| m == inst.id).ok_or_else(|| Error::internal("an instance outside its own group"))?;
+        inst.comm.exchange(seq, members, pos, mine)
+    })
+}
+
 /// `(replica_id, partition_id)` of the current instance; (0, 0) outside any.
 pub fn current_ids() -> (u32, u32) {
     CURRENT.with(|c| match &*c.borrow() {

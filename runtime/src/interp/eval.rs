@@ -66,9 +66,11 @@ fn many(ds: Vec<Dense>) -> Result<Vec<Value>> {
 
 /// A region that maps scalars to scalars as a single binary op, e.g. `add(%a, %b)`.
 fn single_binary_op(frame: &Frame, region: &Region) -> Option<(apu_compiler::ir::BinaryOp, ElementType)> {
-    let [op] = region.ops.as_slice() else { return None };
+    // Reshapes after the op are identities on scalars (sharding constraints read from bytecode).
+    let (op, rest) = region.ops.split_first()?;
     let OpKind::Binary(b) = op.kind else { return None };
-    if region.params.len() != 2 || op.operands != region.params || region.results != op.results {
+    let out = rest.iter().try_fold(&op.results, |prev, r| (matches!(r.kind, OpKind::Reshape) && r.operands == *prev).then_some(&r.results))?;
+    if region.params.len() != 2 || op.operands != region.params || region.results != *out {
         return None;
     }
     let t = frame.func.values.get(region.params[0].index())?.as_tensor()?;
