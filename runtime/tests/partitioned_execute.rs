@@ -106,3 +106,17 @@ fn results_computed_elementwise_from_a_sharded_parameter_keep_its_sharding() {
         }
     }
 }
+
+#[test]
+fn a_constrained_result_is_reported_where_the_constraint_puts_it() {
+    // `jit(lambda a: with_sharding_constraint(a @ a.T + 1, P("x")) * 2)` with a replicated argument:
+    // XLA:CPU reports the result as P("x"); the constraint is read from the portable artifact.
+    for jax in ["0.10.2", "0.12.0.1"] {
+        let code = std::fs::read(dir().join(format!("constrained.{jax}.vhlo.mlirbc"))).unwrap();
+        let exe = Executable::compile(ProgramSource { format: "mlir".into(), code, options: Vec::new() }).unwrap();
+        let part = exe.partitioning.clone().expect("partitioned");
+        assert_eq!(part.params[0].local.shape, vec![8, 4], "{jax}: the parameter is replicated");
+        assert_eq!(part.results[0].local.shape, vec![2, 8], "{jax}: the result is split over x");
+        assert_eq!(part.results[0].offsets, vec![vec![0, 0], vec![2, 0], vec![4, 0], vec![6, 0]], "{jax}");
+    }
+}

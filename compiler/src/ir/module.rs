@@ -88,6 +88,10 @@ pub struct Function {
     pub result_shardings: Vec<Option<super::collective::ValueSharding>>,
     /// `mhlo.memory_kind` of each result, when given (empty when no result has one).
     pub result_memory_kinds: Vec<Option<String>>,
+    /// Shardings the program asks for values of its body (Shardy's `sharding_constraint` /
+    /// `reshard`, read as identities): they do not change values, only where a partitioned result
+    /// is reported to live (decision 92).
+    pub constraints: Vec<(ValueId, super::collective::ValueSharding)>,
 }
 
 impl Function {

@@ -40,6 +40,7 @@ fn inline_function(module: &Module, f: &Function, depth: usize) -> Result<Functi
         arg_attrs: f.arg_attrs.clone(),
         result_shardings: f.result_shardings.clone(),
         result_memory_kinds: f.result_memory_kinds.clone(),
+        constraints: f.constraints.clone(),
     })
 }
 

@@ -2,7 +2,7 @@
 //! module's meshes it names, and the module-level pass that gives each manual computation its mesh.
 
 use crate::bytecode::{Attr, Properties, RawOp, Table};
-use crate::ir::{DimAxes, Function, ManualComputation, MeshAxes, Module, OpKind, Region, ValueSharding};
+use crate::ir::{DimAxes, Function, ValueId, ManualComputation, MeshAxes, Module, OpKind, Region, ValueSharding};
 use crate::{Error, Result};
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -176,6 +176,25 @@ pub fn value_sharding(dict: &Attr) -> Result<Option<ValueSharding>> {
     }
 }
 
+/// The sharding constraints among the top-level ops of a function's body (their results are that
+/// scope's values, numbered from 0): mesh names only, resolved by [`resolve_meshes`]. The op's one
+/// property (or, in older bytecode, attribute) is `sharding`.
+pub fn constraints(body: &crate::bytecode::RawRegion<'_>, table: &mut Table<'_>) -> Result<Vec<(ValueId, ValueSharding)>> {
+    let mut out = Vec::new();
+    for op in body.blocks.iter().flat_map(|b| &b.ops) {
+        let ("sdy.sharding_constraint" | "sdy.reshard", [result]) = (op.name.as_str(), op.results.as_slice()) else { continue };
+        let sharding = match &op.props {
+            Some(Properties::Native(r)) => Some(table.read_attr(&mut r.clone())?),
+            _ => op.attrs.as_deref().and_then(|d| d.dict_get("sharding")).cloned(),
+        };
+        if let Some(s) = sharding {
+            let (mesh_name, dims, unreduced) = tensor_sharding(&s)?;
+            out.push((ValueId(*result), ValueSharding { mesh_name, mesh: MeshAxes::default(), dims, unreduced }));
+        }
+    }
+    Ok(out)
+}
+
 /// Gives every manual computation of the module the mesh its shardings name, and so the entry
 /// function's argument and result shardings (a sharding over a mesh this module does not keep — a
 /// program without manual computations, whose meshes [`super::sharding::check_sdy_mesh`] allows only
@@ -200,6 +219,14 @@ pub fn resolve_meshes(module: &mut Module, meshes: &Meshes) -> Result<()> {
         for r in &mut f.result_shardings {
             resolve(r)?;
         }
+        // A constraint only informs what is reported: one over a mesh apu cannot place is dropped.
+        f.constraints.retain_mut(|(_, s)| match meshes.get(&s.mesh_name) {
+            Some((m, true)) => {
+                s.mesh = m.clone();
+                true
+            }
+            _ => false,
+        });
     }
     fn region(r: &mut Region, meshes: &Meshes) -> Result<()> {
         for op in &mut r.ops {

@@ -188,6 +188,7 @@ fn build_function_named(op: &RawOp<'_>, attrs: &NamedAttrs, name: String, table:
         return Err(Error::unimplemented("function declarations without a body"));
     }
     f.body = build_region(region, &mut values, 0, table)?;
+    f.constraints = super::manual::constraints(region, table)?;
     f.values = values;
     let param_types = f.param_types();
     let declared: Vec<Type> = inputs.iter().map(|t| value_type(t)).collect::<Result<_>>()?;

@@ -67,7 +67,8 @@ impl Partitioning {
 /// its body implies. JAX leaves values unannotated and lets XLA's sharding propagation choose:
 /// the parameters and results of `jit(shard_map(f))` get the manual computation's `in_shardings` /
 /// `out_shardings`, and a result computed elementwise from a sharded value keeps that value's
-/// sharding (`jit(lambda x: x * 2, in_shardings=s)` returns an array sharded as `s`). The framework
+/// sharding (`jit(lambda x: x * 2, in_shardings=s)` returns an array sharded as `s`), and a value
+/// under a sharding constraint has the constraint's (`with_sharding_constraint`, `reshard`). The framework
 /// asks the executable for these and places the pieces by them, so apu reports the same for these
 /// common cases. Values the walk does not reach stay unannotated: replicated, always correct.
 fn propagated(entry: &Function) -> (Vec<Option<ValueSharding>>, Vec<Option<ValueSharding>>) {
@@ -114,6 +115,10 @@ fn propagated(entry: &Function) -> (Vec<Option<ValueSharding>>, Vec<Option<Value
                 let from = op.operands.iter().find(|&&v| shape(v) == out && known.contains_key(&v));
                 if let Some(s) = from.and_then(|v| known.get(v)).cloned() {
                     known.insert(*result, s);
+                }
+                // A value the program constrains lives where the constraint says, whatever made it.
+                if let Some((_, s)) = entry.constraints.iter().find(|(v, _)| v == result) {
+                    known.insert(*result, s.clone());
                 }
             }
             _ => {}
