@@ -120,3 +120,15 @@ fn a_constrained_result_is_reported_where_the_constraint_puts_it() {
         assert_eq!(part.results[0].offsets, vec![vec![0, 0], vec![2, 0], vec![4, 0], vec![6, 0]], "{jax}");
     }
 }
+
+#[test]
+fn buffer_donors_alias_the_first_output_of_their_piece_type() {
+    // `jit(lambda a, b: (a * 2, b + 1), in_shardings=(P("x"), P()), donate_argnums=(0, 1))`: JAX
+    // marks both arguments `jax.buffer_donor` instead of naming outputs; each aliases the output
+    // whose per-device type is its own, so Execute consumes both (XLA:CPU deletes both arrays).
+    for jax in ["0.10.2", "0.12.0.1"] {
+        let code = std::fs::read(dir().join(format!("donated.{jax}.vhlo.mlirbc"))).unwrap();
+        let exe = Executable::compile(ProgramSource { format: "mlir".into(), code, options: Vec::new() }).unwrap();
+        assert_eq!(exe.aliasing_outputs, vec![Some(0), Some(1)], "{jax}");
+    }
+}

@@ -71,6 +71,9 @@ pub struct ArgAttrs {
     pub sharding: Option<super::collective::ValueSharding>,
     /// `mhlo.memory_kind` (`"device"`, `"pinned_host"`, ...): the memory JAX places the argument in.
     pub memory_kind: Option<String>,
+    /// `jax.buffer_donor`: donated without a chosen output (JAX's form for partitioned programs);
+    /// the compiler picks the output it aliases (decision 93).
+    pub buffer_donor: bool,
 }
 
 /// A function: its value arena, its body and its signature.

@@ -642,7 +642,8 @@ fn arg_attrs_from(attrs: &[(String, Attr)]) -> ArgAttrs {
         Some(Attr::Int(v, _)) if *v >= 0 && *v <= u32::MAX as i128 => Some(*v as u32),
         _ => None,
     };
-    ArgAttrs { aliasing_output, sharding: None, memory_kind: memory_kind_of(attrs) }
+    let buffer_donor = matches!(Attrs(attrs).get("jax.buffer_donor"), Some(Attr::Bool(true)));
+    ArgAttrs { aliasing_output, sharding: None, memory_kind: memory_kind_of(attrs), buffer_donor }
 }
 
 /// The `mhlo.memory_kind` string of an argument's or result's attributes.

@@ -229,6 +229,7 @@ fn arg_attrs(attr: Option<&Attr>, n: usize) -> Result<Vec<ArgAttrs>> {
             out[i].aliasing_output = Some(out_index);
         }
         out[i].memory_kind = memory_kind(d, &format!("argument {i}"))?;
+        out[i].buffer_donor = d.dict_get("jax.buffer_donor").is_some_and(|a| matches!(&**a, Attr::Bool(true)));
     }
     Ok(out)
 }

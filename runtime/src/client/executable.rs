@@ -87,6 +87,36 @@ fn memory_kinds<'a>(names: impl Iterator<Item = Option<&'a str>>, n: usize, what
 }
 
 /// A replica or partition count from the compile options if they set one, else the module's.
+/// Gives each `jax.buffer_donor` parameter (in order) the first output of its per-device type that no
+/// parameter aliases yet, as XLA's compiler does for buffer donors; a donor that finds none is not
+/// donated (JAX warns that the buffer was not usable).
+fn donors_to_aliases(aliases: &mut [Option<u32>], donors: impl Iterator<Item = bool>, params: &[TensorType], outputs: &[TensorType]) {
+    for (i, donor) in donors.enumerate() {
+        if !donor || i >= aliases.len() || aliases[i].is_some() {
+            continue;
+        }
+        let free = (0..outputs.len()).find(|&o| outputs[o] == params[i] && !aliases.contains(&Some(o as u32)));
+        aliases[i] = free.map(|o| o as u32);
+    }
+}
+
+#[cfg(test)]
+mod donor_tests {
+    use super::donors_to_aliases;
+    use apu_compiler::ir::{ElementType, TensorType};
+
+    #[test]
+    fn donors_take_free_outputs_of_their_type_in_order() {
+        let t = |n: i64| TensorType::new(vec![n], ElementType::F32);
+        let params = [t(2), t(2), t(3), t(2)];
+        let outputs = [t(2), t(3), t(2)];
+        // Parameter 3 names output 0 itself; 0 and 1 are donors; 2 is not donated.
+        let mut aliases = vec![None, None, None, Some(0)];
+        donors_to_aliases(&mut aliases, [true, true, false, false].into_iter(), &params, &outputs);
+        assert_eq!(aliases, vec![Some(2), None, None, Some(0)]);
+    }
+}
+
 fn count(from_options: Option<i64>, from_module: u32) -> usize {
     from_options.filter(|&n| n > 0).map_or(from_module.max(1) as usize, |n| n as usize)
 }
@@ -123,6 +153,7 @@ impl Executable {
         } else {
             None
         };
+        donors_to_aliases(&mut aliasing_outputs, entry.arg_attrs.iter().map(|a| a.buffer_donor), &param_types, &output_types);
         // Replicas whose collectives meet must run together (`Program::run_replicated`, decision 65);
         // Execute runs each replica alone, so such programs stay refused at compile time.
         if compiled.program.launch_replicas() > 0 {
