@@ -132,3 +132,16 @@ fn buffer_donors_alias_the_first_output_of_their_piece_type() {
         assert_eq!(exe.aliasing_outputs, vec![Some(0), Some(1)], "{jax}");
     }
 }
+
+#[test]
+fn a_mesh_in_another_device_order_places_pieces_by_its_device_ids() {
+    // The parameter's mesh has device_ids [0, 2, 1, 3]: partition p holds the piece at the mesh
+    // position of p (partition 1 is position 2, so elements 4..6); the result's mesh is in order.
+    for jax in ["0.10.2", "0.12.0.1"] {
+        let code = std::fs::read(dir().join(format!("permuted.{jax}.vhlo.mlirbc"))).unwrap();
+        let exe = Executable::compile(ProgramSource { format: "mlir".into(), code, options: Vec::new() }).unwrap();
+        let part = exe.partitioning.clone().expect("partitioned");
+        assert_eq!(part.params[0].offsets, vec![vec![0], vec![4], vec![2], vec![6]], "{jax}: parameter");
+        assert_eq!(part.results[0].offsets, vec![vec![0], vec![2], vec![4], vec![6]], "{jax}: result");
+    }
+}

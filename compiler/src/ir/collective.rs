@@ -107,9 +107,16 @@ pub struct ValueSharding {
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
 pub struct MeshAxes {
     pub axes: Vec<(String, i64)>,
+    /// The device (partition) at each mesh position, row-major; empty when it is 0..N. Only the
+    /// shardings of a program's parameters and results may name such a mesh (decision 94).
+    pub device_ids: Vec<i64>,
 }
 
 impl MeshAxes {
+    /// The mesh position of partition `id` (`id` itself when the order is 0..N).
+    pub fn position_of(&self, id: i64) -> i64 {
+        self.device_ids.iter().position(|&d| d == id).map_or(id, |p| p as i64)
+    }
     pub fn size(&self) -> i64 {
         self.axes.iter().map(|a| a.1).product()
     }
@@ -260,7 +267,7 @@ mod tests {
     use super::*;
 
     fn mesh(axes: &[(&str, i64)]) -> MeshAxes {
-        MeshAxes { axes: axes.iter().map(|(n, s)| (n.to_string(), *s)).collect() }
+        MeshAxes { axes: axes.iter().map(|(n, s)| (n.to_string(), *s)).collect(), device_ids: Vec::new() }
     }
 
     #[test]

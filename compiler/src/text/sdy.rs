@@ -26,7 +26,7 @@ impl<'a> Parser<'a> {
             }
             Ok((n, size))
         })?;
-        let mesh = MeshAxes { axes };
+        let mesh = MeshAxes { axes, device_ids: Vec::new() };
         let mut iota = true;
         if self.eat_punct(",")? {
             self.expect_id("device_ids")?;

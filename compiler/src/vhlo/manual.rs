@@ -45,11 +45,19 @@ pub fn mesh_axes(mesh: &Attr) -> Result<(MeshAxes, bool)> {
             .collect::<Result<Vec<_>>>()?,
         _ => return Err(Error::invalid("mesh without axes")),
     };
-    let mesh = MeshAxes { axes };
+    let mut mesh = MeshAxes { axes, device_ids: Vec::new() };
     let iota = match fields.get(1).map(|f| &**f) {
         Some(Attr::Ints(ids)) => ids.is_empty() || ids.iter().copied().eq(0..mesh.size()),
         _ => true,
     };
+    if let (false, Some(Attr::Ints(ids))) = (iota, fields.get(1).map(|f| &**f)) {
+        let mut sorted = ids.clone();
+        sorted.sort_unstable();
+        if !sorted.iter().copied().eq(0..mesh.size()) {
+            return Err(Error::invalid(format!("sdy.mesh device ids {ids:?} are not a permutation of 0..{}", mesh.size())));
+        }
+        mesh.device_ids = ids.clone();
+    }
     Ok((mesh, iota))
 }
 
@@ -203,11 +211,10 @@ pub fn resolve_meshes(module: &mut Module, meshes: &Meshes) -> Result<()> {
     for f in &mut module.functions {
         let resolve = |s: &mut Option<ValueSharding>| -> Result<()> {
             if let Some(v) = s {
+                // Parameters and results may name a mesh of any device order: their pieces are placed
+                // by it (decision 94).
                 match meshes.get(&v.mesh_name) {
-                    Some((m, true)) => v.mesh = m.clone(),
-                    Some((_, false)) => {
-                        return Err(Error::unimplemented(format!("mesh @{} with a device order other than 0..N", v.mesh_name)))
-                    }
+                    Some((m, _)) => v.mesh = m.clone(),
                     None => *s = None,
                 }
             }
@@ -221,7 +228,7 @@ pub fn resolve_meshes(module: &mut Module, meshes: &Meshes) -> Result<()> {
         }
         // A constraint only informs what is reported: one over a mesh apu cannot place is dropped.
         f.constraints.retain_mut(|(_, s)| match meshes.get(&s.mesh_name) {
-            Some((m, true)) => {
+            Some((m, _)) => {
                 s.mesh = m.clone();
                 true
             }

@@ -185,7 +185,7 @@ impl Pieces {
         let unreduced: Vec<usize> = (0..mesh.axes.len()).filter(|&i| s.unreduced.contains(&mesh.axes[i].0)).collect();
         let parts = unreduced.iter().map(|&i| mesh.axes[i].1 as usize).product();
         for p in 0..n {
-            let c = mesh.coords(p);
+            let c = mesh.coords(mesh.position_of(p));
             let offset = s
                 .dims
                 .iter()
