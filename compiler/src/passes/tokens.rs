@@ -19,13 +19,22 @@ fn retype(t: &mut Type) {
     }
 }
 
-fn rewrite_region(region: &mut Region) {
+fn rewrite_region(region: &mut Region, values: &[Type]) {
     for op in &mut region.ops {
+        // A manual computation names no split for a token (rank 0); its empty tensor has rank 1.
+        if let OpKind::ManualComputation(mc) = &mut op.kind {
+            let is_token = |v: &crate::ir::ValueId| matches!(values.get(v.index()), Some(Type::Token));
+            for (dims, v) in mc.in_shardings.iter_mut().zip(&op.operands).chain(mc.out_shardings.iter_mut().zip(&op.results)) {
+                if is_token(v) {
+                    *dims = vec![Vec::new()];
+                }
+            }
+        }
         if matches!(op.kind, OpKind::CreateToken | OpKind::AfterAll) {
             let empty = Literal::dense(token_tensor_type(), Vec::new()).expect("an empty literal has no bytes");
             *op = Op { kind: OpKind::Constant(empty), operands: Vec::new(), ..op.clone() };
         }
-        op.regions.iter_mut().for_each(rewrite_region);
+        op.regions.iter_mut().for_each(|r| rewrite_region(r, values));
     }
 }
 
@@ -34,9 +43,10 @@ pub fn tokens_as_empty_tensors(module: &mut Module) {
         if !f.values.iter().any(|t| matches!(t, Type::Token) || matches!(t, Type::Tuple(_))) {
             continue;
         }
+        let original = f.values.clone();
+        rewrite_region(&mut f.body, &original);
         f.values.iter_mut().for_each(retype);
         f.result_types.iter_mut().for_each(retype);
-        rewrite_region(&mut f.body);
     }
 }
 

@@ -200,8 +200,11 @@ fn manual(ctx: &Ctx, op: &Op, sig: &Sig, mc: &ManualComputation) -> Result<()> {
     }
     let pairs = sig.ins.iter().zip(&params).zip(&mc.in_shardings).chain(sig.outs.iter().zip(&returned).zip(&mc.out_shardings));
     for (i, ((global, local), dims)) in pairs.enumerate() {
-        let (Type::Tensor(g), Type::Tensor(l)) = (global, local) else {
-            return Err(Error::unimplemented("sdy.manual_computation over tokens or tuples"));
+        let (g, l) = match (global, local) {
+            (Type::Tensor(g), Type::Tensor(l)) => (g, l),
+            // A token threaded through the body (an ordered effect inside shard_map): no data.
+            (Type::Token, Type::Token) if dims.is_empty() => continue,
+            _ => return Err(Error::unimplemented("sdy.manual_computation over tuples, or a token against a tensor")),
         };
         if g.elem != l.elem {
             return Err(err(format!("sdy.manual_computation value {i}: global {g} but local {l}")));

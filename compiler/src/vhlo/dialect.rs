@@ -231,3 +231,23 @@ impl DialectDecoder for SdyDecoder {
         Err(Error::unimplemented("sdy types: apu runs on one device and does not read Shardy"))
     }
 }
+
+/// StableHLO's own (not versioned) types. A portable artifact keeps the block arguments of Shardy
+/// regions (`sdy.manual_computation` bodies) in StableHLO types, so a token threaded through a
+/// shard_map body arrives as `!stablehlo.token`: type code 0 of StableHLO's bytecode interface
+/// (`stablehlo/dialect/StablehloBytecode.cpp`, `TypeCode::kTokenType`), with no fields.
+pub struct StablehloDecoder;
+
+impl DialectDecoder for StablehloDecoder {
+    fn decode_attr(&self, r: &mut Reader<'_>, _t: &mut Table<'_>) -> Result<Attr> {
+        let code = r.varint()?;
+        Err(Error::unimplemented(format!("stablehlo attribute code {code} outside VHLO")))
+    }
+
+    fn decode_type(&self, r: &mut Reader<'_>, _t: &mut Table<'_>) -> Result<Ty> {
+        match r.varint()? {
+            0 => Ok(Ty::Token),
+            other => Err(Error::unimplemented(format!("stablehlo type code {other} outside VHLO"))),
+        }
+    }
+}

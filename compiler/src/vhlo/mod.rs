@@ -23,7 +23,8 @@ pub use module::split_version;
 pub fn read_vhlo_bytecode(bytes: &[u8]) -> Result<Module> {
     let vhlo = dialect::VhloDecoder;
     let sdy = dialect::SdyDecoder;
-    let decoders: [(&str, &dyn DialectDecoder); 2] = [("vhlo", &vhlo), ("sdy", &sdy)];
+    let stablehlo = dialect::StablehloDecoder;
+    let decoders: [(&str, &dyn DialectDecoder); 3] = [("vhlo", &vhlo), ("sdy", &sdy), ("stablehlo", &stablehlo)];
     let mut file = bytecode::read(bytes, &decoders)?;
     let producer = file.producer.to_string();
     module::build_module(&file.ops, &mut file.table).map_err(|e| e.context(format!("StableHLO artifact (producer {producer:?})")))

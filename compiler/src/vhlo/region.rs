@@ -159,7 +159,9 @@ fn single_device_identity(op: &RawOp<'_>, values: &[Type], base: u32) -> Result<
     if !op.regions.is_empty() {
         return Err(Error::unimplemented(format!("{name} with regions")));
     }
-    Ok(Some(Op { kind: OpKind::Reshape, operands: vec![operand], results: vec![result], regions: Vec::new(), location: location(op) }))
+    // A token (threaded through a Shardy region) is passed on by an after_all of itself.
+    let kind = if matches!(from, Type::Token) { OpKind::AfterAll } else { OpKind::Reshape };
+    Ok(Some(Op { kind, operands: vec![operand], results: vec![result], regions: Vec::new(), location: location(op) }))
 }
 
 /// `if(pred) {true} else {false}` becomes `case(convert<i32>(pred)) {false} {true}`: a true

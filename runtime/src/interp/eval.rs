@@ -411,22 +411,44 @@ impl<'m> Interpreter<'m> {
             }
             K::ManualComputation(mc) => {
                 let body = region(op, 0)?;
-                let local = |vs: &[ValueId]| -> Result<Vec<TensorType>> { vs.iter().map(|&v| frame.tensor_type(v)).collect() };
-                let (params, returned) = (local(&body.params)?, local(&body.results)?);
                 let func = frame.func;
+                // A token (an ordered effect threaded through the body) carries nothing: it crosses
+                // as an empty tensor with one unsplit dimension and comes back a token.
+                let is_token = |v: ValueId| matches!(func.value_type(v), apu_compiler::ir::Type::Token);
+                let empty = TensorType::new(vec![0], ElementType::Pred);
+                let mut mc = mc.clone();
+                for (dims, v) in mc.in_shardings.iter_mut().zip(&op.operands).chain(mc.out_shardings.iter_mut().zip(&op.results)) {
+                    if is_token(*v) {
+                        *dims = vec![Vec::new()];
+                    }
+                }
+                let local = |vs: &[ValueId]| -> Result<Vec<TensorType>> {
+                    vs.iter().map(|&v| if is_token(v) { Ok(empty.clone()) } else { frame.tensor_type(v) }).collect()
+                };
+                let (params, returned) = (local(&body.params)?, local(&body.results)?);
                 // Shardy isolates the body from above, but the compile pipeline's passes may share
                 // constants with it: each instance starts from the values defined so far.
                 let outer = frame.values.clone();
                 let run_body = |args: Vec<crate::Tensor>| -> Result<Vec<crate::Tensor>> {
                     let mut f = Frame { func, values: outer.clone() };
-                    let args = args.iter().map(|t| Ok(Value::tensor(Dense::from_tensor(t)?))).collect::<Result<Vec<_>>>()?;
+                    let args = args
+                        .iter()
+                        .zip(&body.params)
+                        .map(|(t, &p)| if is_token(p) { Ok(Value::Token) } else { Ok(Value::tensor(Dense::from_tensor(t)?)) })
+                        .collect::<Result<Vec<_>>>()?;
                     let out = self.run_region(&mut f, body, args, depth + 1)?;
-                    out.iter().map(|v| v.as_dense()?.to_tensor()).collect()
+                    out.iter().map(|v| if matches!(v, Value::Token) { Ok(crate::Tensor::zeroed(empty.clone())) } else { v.as_dense()?.to_tensor() }).collect()
                 };
-                let tensors = all_dense(0..operands.len())?.into_iter().map(Dense::to_tensor).collect::<Result<Vec<_>>>()?;
+                let tensors = (0..operands.len())
+                    .map(|i| if is_token(op.operands[i]) { Ok(crate::Tensor::zeroed(empty.clone())) } else { dense(i)?.to_tensor() })
+                    .collect::<Result<Vec<_>>>()?;
                 let sum = |parts: &[&crate::Tensor]| fold_tensors(apu_compiler::ir::BinaryOp::Add, parts);
-                let results = crate::collectives::run_manual(mc, &tensors, &params, &returned, &result_types()?, &run_body, &sum)?;
-                many(results.iter().map(Dense::from_tensor).collect::<Result<Vec<_>>>()?)
+                let results = crate::collectives::run_manual(&mc, &tensors, &params, &returned, &local(&op.results)?, &run_body, &sum)?;
+                results
+                    .iter()
+                    .zip(&op.results)
+                    .map(|(t, &r)| if is_token(r) { Ok(Value::Token) } else { Ok(Value::tensor(Dense::from_tensor(t)?)) })
+                    .collect()
             }
             K::CustomCall { call_target_name, .. } if call_target_name == crate::host_callback::HOST_CALLBACK_TARGET => {
                 // A call into the host is an effect, not a computation: the oracle makes the same call.
