@@ -50,12 +50,8 @@ pub fn mesh_axes(mesh: &Attr) -> Result<(MeshAxes, bool)> {
         Some(Attr::Ints(ids)) => ids.is_empty() || ids.iter().copied().eq(0..mesh.size()),
         _ => true,
     };
+    // Kept as written: a maximal mesh (`<[], device_ids=[k]>`, one device) is not a permutation.
     if let (false, Some(Attr::Ints(ids))) = (iota, fields.get(1).map(|f| &**f)) {
-        let mut sorted = ids.clone();
-        sorted.sort_unstable();
-        if !sorted.iter().copied().eq(0..mesh.size()) {
-            return Err(Error::invalid(format!("sdy.mesh device ids {ids:?} are not a permutation of 0..{}", mesh.size())));
-        }
         mesh.device_ids = ids.clone();
     }
     Ok((mesh, iota))

@@ -154,6 +154,12 @@ impl Pieces {
                 mesh.size()
             )));
         }
+        if !mesh.device_ids.is_empty() && !(0..n).all(|p| mesh.device_ids.contains(&p)) {
+            return Err(Error::invalid(format!(
+                "{what}: mesh @{} orders devices {:?}, which are not the program's {n} partitions",
+                s.mesh_name, mesh.device_ids
+            )));
+        }
         if s.dims.len() != global.rank() {
             return Err(Error::invalid(format!("{what}: a sharding of rank {} for {global}", s.dims.len())));
         }
