@@ -145,3 +145,16 @@ fn a_mesh_in_another_device_order_places_pieces_by_its_device_ids() {
         assert_eq!(part.results[0].offsets, vec![vec![0], vec![2], vec![4], vec![6]], "{jax}: result");
     }
 }
+
+#[test]
+fn a_partially_manual_result_keeps_the_free_axes_of_an_operand_shaped_like_it() {
+    // `jit(shard_map(partial, in_specs=P("a"), out_specs=P("a"), axis_names={"a"}), in_shardings=P("a", "b"))`
+    // on a 2 x 2 mesh: XLA:CPU reports the result as P("a", "b") (checked with jaxlib 0.12.0.1).
+    for jax in ["0.10.2", "0.12.0.1"] {
+        let code = std::fs::read(dir().join(format!("partial_sharded.{jax}.vhlo.mlirbc"))).unwrap();
+        let exe = Executable::compile(ProgramSource { format: "mlir".into(), code, options: Vec::new() }).unwrap();
+        let part = exe.partitioning.clone().expect("partitioned");
+        assert_eq!(part.results[0].local.shape, vec![2, 2], "{jax}: split over a and b");
+        assert_eq!(part.results[0].offsets, vec![vec![0, 0], vec![0, 2], vec![2, 0], vec![2, 2]], "{jax}");
+    }
+}

@@ -118,3 +118,35 @@ def test_an_unreduced_result_goes_into_the_next_program_as_its_parts_sum(run_pyt
     (got, part_spec, spec), (want, part_spec_cpu, spec_cpu) = _on_platform_and_cpu(run_python, platform, UNREDUCED_SCRIPT)
     np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
     assert (part_spec, spec) == (part_spec_cpu, spec_cpu)
+
+
+PARTIAL_SCRIPT = """
+import json, jax, jax.numpy as jnp, numpy as np
+from jax.sharding import NamedSharding, PartitionSpec as P, AxisType
+
+def run(platform):
+    devs = np.array(jax.devices(platform)[:4]).reshape(2, 2)
+    mesh = jax.sharding.Mesh(devs, ("i", "j"), axis_types=(AxisType.Auto,) * 2)
+    x = jax.device_put(np.arange(32, dtype=np.float32).reshape(4, 8) % 7, NamedSharding(mesh, P("i", "j")))
+    # Manual over i only: j stays with the compiler (a partially manual region).
+    partial = jax.jit(jax.shard_map(lambda a: jax.lax.psum(a, "i") * (jax.lax.axis_index("i") + 1),
+                                    mesh=mesh, in_specs=P("i"), out_specs=P("i"), axis_names=frozenset({"i"})))
+    # Manual over i, then over j inside: the inner result is split over j.
+    inner = lambda a: jax.shard_map(lambda b: b * jax.lax.psum(b, "j") + jax.lax.axis_index("j"),
+                                    in_specs=P(None, "j"), out_specs=P(None, "j"), axis_names=frozenset({"j"}))(a)
+    nested = jax.jit(jax.shard_map(inner, mesh=mesh, in_specs=P("i", None), out_specs=P("i", None),
+                                   axis_names=frozenset({"i"}), check_vma=False))
+    with jax.set_mesh(mesh):
+        outs = [partial(x), nested(x)]
+    return [np.asarray(o).tolist() for o in outs], [str(o.sharding.spec) for o in outs]
+
+print(json.dumps({"got": run(PLATFORM), "want": run("cpu")}))
+"""
+
+
+def test_partially_manual_and_nested_shard_map_match_cpu(run_python, platform):
+    # shard_map over some mesh axes only, and one shard_map inside another (decision 91).
+    (got, specs), (want, specs_cpu) = _on_platform_and_cpu(run_python, platform, PARTIAL_SCRIPT)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
+    assert specs == specs_cpu, (specs, specs_cpu)

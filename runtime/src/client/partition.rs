@@ -101,7 +101,20 @@ fn propagated(entry: &Function) -> (Vec<Option<ValueSharding>>, Vec<Option<Value
                     }
                 }
                 for (k, (v, dims)) in op.results.iter().zip(&mc.out_shardings).enumerate() {
-                    known.insert(*v, sharding(dims, mc.result_unreduced(k)));
+                    // Along free axes XLA propagates through the body: a result shaped like an
+                    // operand keeps the operand's split over the free axes (elementwise code in a
+                    // partially manual region, a nested computation over the free axes).
+                    let mut dims = dims.clone();
+                    let like = op.operands.iter().filter(|o| shape(**o) == shape(*v)).find_map(|o| known.get(origin.get(o).unwrap_or(o)));
+                    if let Some(s) = like.filter(|s| s.mesh == mc.mesh && s.dims.len() == dims.len()) {
+                        let used: Vec<String> = dims.iter().flatten().cloned().collect();
+                        for (mine, theirs) in dims.iter_mut().zip(&s.dims) {
+                            for a in theirs.iter().filter(|a| !mc.is_manual(a) && !used.contains(a)) {
+                                mine.push(a.clone());
+                            }
+                        }
+                    }
+                    known.insert(*v, sharding(&dims, mc.result_unreduced(k)));
                 }
             }
             OpKind::Unary(_) | OpKind::Binary(_) | OpKind::Compare { .. } | OpKind::Select | OpKind::Clamp | OpKind::Convert | OpKind::Reshape => {
