@@ -13,6 +13,12 @@ fn dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/manual")
 }
 
+/// The fixture `name` as jax `jax` sends it (VHLO), compiled.
+fn compiled(name: &str, jax: &str) -> Arc<Executable> {
+    let code = std::fs::read(dir().join(format!("{name}.{jax}.vhlo.mlirbc"))).unwrap();
+    Executable::compile(ProgramSource { format: "mlir".into(), code, options: Vec::new() }).unwrap_or_else(|e| panic!("{name} {jax}: {e}"))
+}
+
 fn pick(io: &[(String, Tensor)], prefix: &str) -> Vec<Tensor> {
     let mut v: Vec<(usize, Tensor)> =
         io.iter().filter_map(|(k, t)| k.strip_prefix(prefix).and_then(|n| n.parse().ok()).map(|n| (n, t.clone()))).collect();
@@ -78,8 +84,7 @@ fn a_jit_of_shard_map_takes_its_unannotated_shardings_from_the_manual_computatio
     // out_specs=P("x")))` without `sdy.sharding`; XLA's propagation gives them the manual
     // computation's, so JAX places (and expects) pieces of 2 of the 8 elements on each device.
     for jax in ["0.10.2", "0.12.0.1"] {
-        let code = std::fs::read(dir().join(format!("ring.{jax}.vhlo.mlirbc"))).unwrap();
-        let exe = Executable::compile(ProgramSource { format: "mlir".into(), code, options: Vec::new() }).unwrap();
+        let exe = compiled("ring", jax);
         let text = std::fs::read_to_string(dir().join(format!("ring.{jax}.stablehlo.mlir"))).unwrap();
         let main = text.lines().find(|l| l.contains("@main(")).unwrap();
         assert!(!main.contains("sdy.sharding"), "{jax}: the fixture annotates @main: {main}");
@@ -95,8 +100,7 @@ fn results_computed_elementwise_from_a_sharded_parameter_keep_its_sharding() {
     // `jit(lambda a, b: (a * 2 + 1, sin(a) - b), in_shardings=(P("x"), P()))` on 4 devices: JAX sends
     // the results unannotated and XLA:CPU reports both as P("x") (checked with jaxlib 0.12.0.1).
     for jax in ["0.10.2", "0.12.0.1"] {
-        let code = std::fs::read(dir().join(format!("propagate.{jax}.vhlo.mlirbc"))).unwrap();
-        let exe = Executable::compile(ProgramSource { format: "mlir".into(), code, options: Vec::new() }).unwrap();
+        let exe = compiled("propagate", jax);
         let part = exe.partitioning.clone().expect("partitioned");
         assert_eq!(part.params[0].local.shape, vec![2], "{jax}: parameter 0 is split");
         assert_eq!(part.params[1].local.shape, vec![8], "{jax}: parameter 1 is replicated");
@@ -112,8 +116,7 @@ fn a_constrained_result_is_reported_where_the_constraint_puts_it() {
     // `jit(lambda a: with_sharding_constraint(a @ a.T + 1, P("x")) * 2)` with a replicated argument:
     // XLA:CPU reports the result as P("x"); the constraint is read from the portable artifact.
     for jax in ["0.10.2", "0.12.0.1"] {
-        let code = std::fs::read(dir().join(format!("constrained.{jax}.vhlo.mlirbc"))).unwrap();
-        let exe = Executable::compile(ProgramSource { format: "mlir".into(), code, options: Vec::new() }).unwrap();
+        let exe = compiled("constrained", jax);
         let part = exe.partitioning.clone().expect("partitioned");
         assert_eq!(part.params[0].local.shape, vec![8, 4], "{jax}: the parameter is replicated");
         assert_eq!(part.results[0].local.shape, vec![2, 8], "{jax}: the result is split over x");
@@ -127,8 +130,7 @@ fn buffer_donors_alias_the_first_output_of_their_piece_type() {
     // marks both arguments `jax.buffer_donor` instead of naming outputs; each aliases the output
     // whose per-device type is its own, so Execute consumes both (XLA:CPU deletes both arrays).
     for jax in ["0.10.2", "0.12.0.1"] {
-        let code = std::fs::read(dir().join(format!("donated.{jax}.vhlo.mlirbc"))).unwrap();
-        let exe = Executable::compile(ProgramSource { format: "mlir".into(), code, options: Vec::new() }).unwrap();
+        let exe = compiled("donated", jax);
         assert_eq!(exe.aliasing_outputs, vec![Some(0), Some(1)], "{jax}");
     }
 }
@@ -138,8 +140,7 @@ fn a_mesh_in_another_device_order_places_pieces_by_its_device_ids() {
     // The parameter's mesh has device_ids [0, 2, 1, 3]: partition p holds the piece at the mesh
     // position of p (partition 1 is position 2, so elements 4..6); the result's mesh is in order.
     for jax in ["0.10.2", "0.12.0.1"] {
-        let code = std::fs::read(dir().join(format!("permuted.{jax}.vhlo.mlirbc"))).unwrap();
-        let exe = Executable::compile(ProgramSource { format: "mlir".into(), code, options: Vec::new() }).unwrap();
+        let exe = compiled("permuted", jax);
         let part = exe.partitioning.clone().expect("partitioned");
         assert_eq!(part.params[0].offsets, vec![vec![0], vec![4], vec![2], vec![6]], "{jax}: parameter");
         assert_eq!(part.results[0].offsets, vec![vec![0], vec![2], vec![4], vec![6]], "{jax}: result");
@@ -151,8 +152,7 @@ fn a_partially_manual_result_keeps_the_free_axes_of_an_operand_shaped_like_it() 
     // `jit(shard_map(partial, in_specs=P("a"), out_specs=P("a"), axis_names={"a"}), in_shardings=P("a", "b"))`
     // on a 2 x 2 mesh: XLA:CPU reports the result as P("a", "b") (checked with jaxlib 0.12.0.1).
     for jax in ["0.10.2", "0.12.0.1"] {
-        let code = std::fs::read(dir().join(format!("partial_sharded.{jax}.vhlo.mlirbc"))).unwrap();
-        let exe = Executable::compile(ProgramSource { format: "mlir".into(), code, options: Vec::new() }).unwrap();
+        let exe = compiled("partial_sharded", jax);
         let part = exe.partitioning.clone().expect("partitioned");
         assert_eq!(part.results[0].local.shape, vec![2, 2], "{jax}: split over a and b");
         assert_eq!(part.results[0].offsets, vec![vec![0, 0], vec![0, 2], vec![2, 0], vec![2, 2]], "{jax}");
