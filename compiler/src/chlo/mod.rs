@@ -17,6 +17,7 @@
 //! complex and integer operands, and every other CHLO function (`bessel_i1e`, `ragged_dot`, ...),
 //! are named UNIMPLEMENTED errors.
 
+pub mod approx_top_k;
 mod builder;
 mod erf;
 mod erfc;

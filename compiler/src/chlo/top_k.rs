@@ -80,7 +80,7 @@ pub fn top_k(
 
 /// The sort comparator: a > b (or a < b) on the values, in a total order for floats; the indices
 /// ride along and the stable sort breaks ties by position.
-fn comparator(b: &mut Builder, elem: ElementType, idx_elem: ElementType, largest: bool) -> Region {
+pub(crate) fn comparator(b: &mut Builder, elem: ElementType, idx_elem: ElementType, largest: bool) -> Region {
     let scalar = Type::Tensor(TensorType::scalar(elem));
     let iscalar = Type::Tensor(TensorType::scalar(idx_elem));
     let params: Vec<ValueId> = [scalar.clone(), scalar, iscalar.clone(), iscalar]

@@ -41,6 +41,9 @@ progs = {
   "narrow_types_data_movement": (lambda a, b, c: (a.T, jnp.broadcast_to(a[0], (3,) + a.shape[1:]), a[::-1], a[1:3, ::2], b.T, b[:, None, :],
                                                   jnp.ones((4, 6), jnp.int8), c[::-1, ::-1]),
                                  (jnp.ones((4, 6), jnp.bfloat16), jnp.ones((5, 2), jnp.int8), jnp.ones((3, 2), jnp.float16))),
+  # approx_max_k / approx_min_k off TPU: custom_call @ApproxTopK, rewritten into a sort and slices when read.
+  "approx_top_k": (lambda a: (lax.approx_max_k(a, 3, reduction_dimension=1), lax.approx_min_k(a, 2, reduction_dimension=0, aggregate_to_topk=False)),
+                   (jnp.ones((4, 8), jnp.float32),)),
 }
 for name, (f, args) in progs.items():
     t = jax.jit(f).lower(*args).as_text()
