@@ -14,10 +14,9 @@ use apu_runtime::exec::{fallbacks_in_dir, Options, Program};
 use apu_runtime::{interp, Tensor};
 use std::path::Path;
 
-/// Fallback steps still planned, as (file, op name, count), each a known performance bug listed
-/// deliberately: `sort` is not a plan kernel yet (issue 32), and `approx_max_k` / `approx_min_k`
-/// become sorts (decision 96).
-const KNOWN: &[(&str, &str, usize)] = &[("approx_top_k.mlir", "sort", 2)];
+/// Fallback steps still planned, as (file, op name, count). Empty; kept so a step that has to come
+/// back is listed here deliberately.
+const KNOWN: &[(&str, &str, usize)] = &[];
 
 fn dir() -> &'static Path {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/no_fallback"))

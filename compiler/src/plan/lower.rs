@@ -433,6 +433,9 @@ impl<'a> Lowering<'a> {
         if self.lower_ffi_call(op)? {
             return Ok(());
         }
+        if self.lower_sort(op)? {
+            return Ok(());
+        }
         if self.lower_collective(op)? {
             return Ok(());
         }
@@ -1210,6 +1213,37 @@ impl<'a> Lowering<'a> {
             outputs.push(s);
         }
         Ok((inputs, outputs))
+    }
+
+    /// A sort by one operand with one comparison (see [`super::sort`]): a sort step.
+    fn lower_sort(&mut self, op: &Op) -> Result<bool> {
+        let (OpKind::Sort { dimension, .. }, [comparator]) = (&op.kind, op.regions.as_slice()) else { return Ok(false) };
+        let mut types = Vec::with_capacity(op.operands.len());
+        for &x in &op.operands {
+            types.push(self.ty(x)?.clone());
+        }
+        let Some(shape) = types.first().map(|t| t.shape.clone()) else { return Ok(false) };
+        let dim = match usize::try_from(*dimension) {
+            Ok(d) if d < shape.len() && types.iter().all(|t| t.shape == shape) => d,
+            _ => return Ok(false),
+        };
+        let elems: Vec<ElementType> = types.iter().map(|t| t.elem).collect();
+        let f = self.f;
+        let Some((key, descending)) = super::sort::simple_comparator(comparator, &elems, &|v| f.values.get(v.index()).cloned()) else {
+            return Ok(false);
+        };
+        let (inputs, outputs) = self.operand_and_result_slots(op)?;
+        self.push(StepKind::Sort(super::sort::SortKernel {
+            inputs,
+            outputs,
+            shape,
+            dimension: dim,
+            key,
+            key_elem: elems[key],
+            descending,
+            elem_bytes: elems.iter().map(|e| e.byte_size()).collect(),
+        }));
+        Ok(true)
     }
 
     /// `custom_call @apu_host_callback`: its operands are materialized and its results get slots.

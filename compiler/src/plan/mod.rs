@@ -14,6 +14,7 @@ pub mod indexed_copy;
 pub mod lower;
 pub mod rows;
 pub mod view;
+pub mod sort;
 pub mod view_copy;
 pub mod window;
 
@@ -346,6 +347,8 @@ pub enum StepKind {
     Pad(PadKernel),
     /// A broadcast, transpose, slice or reverse of a type without fused kernels, copied as bytes.
     ViewCopy(view_copy::ViewCopyKernel),
+    /// A sort by one operand's order (see [`sort`]).
+    Sort(sort::SortKernel),
     /// `dst` shares `src`'s buffer (a reshape of a contiguous value).
     Alias { src: SlotId, dst: SlotId },
     /// One op run by the interpreter. `captured` are values defined outside the op's regions
@@ -419,6 +422,7 @@ impl StepKind {
             StepKind::SelectScatter(_) => "select_and_scatter".into(),
             StepKind::Pad(_) => "pad".into(),
             StepKind::ViewCopy(_) => "view copy".into(),
+            StepKind::Sort(_) => "sort".into(),
             StepKind::Alias { .. } => "alias".into(),
             StepKind::Fallback { op, .. } => format!("interpreter: {}", op.kind.name()),
             StepKind::HostCallback(_) => "host callback".into(),
@@ -457,6 +461,7 @@ impl StepKind {
             StepKind::SelectScatter(k) => [k.operand, k.source].into_iter().chain(k.init.slot()).collect(),
             StepKind::Pad(k) => std::iter::once(k.input).chain(k.value.slot()).collect(),
             StepKind::ViewCopy(k) => vec![k.src],
+            StepKind::Sort(k) => k.inputs.clone(),
             StepKind::Concat(c) => c.inputs.clone(),
             StepKind::DynamicSlice(d) => std::iter::once(d.operand).chain(d.update).chain(d.indices.iter().copied()).collect(),
             StepKind::IndexedCopy(k) => [k.big, k.indices].into_iter().chain(k.updates).collect(),
@@ -487,6 +492,7 @@ impl StepKind {
             StepKind::SelectScatter(k) => vec![k.out],
             StepKind::Pad(k) => vec![k.out],
             StepKind::ViewCopy(k) => vec![k.out],
+            StepKind::Sort(k) => k.outputs.clone(),
             StepKind::Concat(c) => vec![c.out],
             StepKind::DynamicSlice(d) => vec![d.out],
             StepKind::IndexedCopy(k) => vec![k.out],
@@ -553,7 +559,8 @@ impl Plan {
                     | StepKind::IndexedCopy(_)
                     | StepKind::Concat(_)
                     | StepKind::Pad(_)
-                    | StepKind::ViewCopy(_) => 3,
+                    | StepKind::ViewCopy(_)
+                    | StepKind::Sort(_) => 3,
                     StepKind::HostCallback(_) | StepKind::FfiCall(_) => 7,
                     StepKind::Collective(_) | StepKind::InstanceId { .. } => 3,
                     StepKind::Manual { .. } => 5,

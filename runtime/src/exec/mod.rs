@@ -465,6 +465,7 @@ impl Executable {
             (StepKind::SelectScatter(k), _) => self.run_select_scatter(k, slots, pool)?,
             (StepKind::Pad(k), _) => self.run_pad(k, slots, pool)?,
             (StepKind::ViewCopy(k), _) => self.run_view_copy(k, slots, pool)?,
+            (StepKind::Sort(k), _) => self.run_sort(k, slots, pool)?,
             (StepKind::Alias { src, dst }, _) => {
                 slots[*dst] = Some(slots[*src].clone().ok_or_else(|| Error::internal("alias of an unwritten slot"))?);
             }

@@ -44,6 +44,9 @@ progs = {
   # approx_max_k / approx_min_k off TPU: custom_call @ApproxTopK, rewritten into a sort and slices when read.
   "approx_top_k": (lambda a: (lax.approx_max_k(a, 3, reduction_dimension=1), lax.approx_min_k(a, 2, reduction_dimension=0, aggregate_to_topk=False)),
                    (jnp.ones((4, 8), jnp.float32),)),
+  # Sorts by one key: top_k of floats (largest first, ties by index) and of integers, along the last
+  # dimension and (transposed) along the first.
+  "top_k": (lambda a, b: (lax.top_k(a, 3), lax.top_k(b, 2), lax.top_k(a.T, 4)), (jnp.ones((5, 7), jnp.float32), jnp.ones((3, 6), jnp.int32))),
 }
 for name, (f, args) in progs.items():
     t = jax.jit(f).lower(*args).as_text()

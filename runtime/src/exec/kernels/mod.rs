@@ -15,6 +15,7 @@ pub(super) mod indexed_copy;
 pub(super) mod reduce;
 pub(super) mod rows;
 pub(super) mod scratch;
+pub(super) mod sort;
 pub(super) mod steps;
 pub(super) mod transpose;
 pub(super) mod view_copy;

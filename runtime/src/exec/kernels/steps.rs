@@ -223,6 +223,19 @@ impl Executable {
         Ok(())
     }
 
+    pub(in crate::exec) fn run_sort(&self, k: &apu_compiler::plan::sort::SortKernel, slots: &mut Slots, pool: &mut Pool) -> Result<()> {
+        let mut bufs: Vec<crate::AlignedBytes> = k.outputs.iter().map(|&o| pool.take_out(o, self.plan.slots[o].byte_size())).collect();
+        {
+            let inputs = k.inputs.iter().map(|&s| Self::slot_bytes(slots, s)).collect::<Result<Vec<_>>>()?;
+            let mut outs: Vec<&mut [u8]> = bufs.iter_mut().map(|b| b.as_mut_slice()).collect();
+            super::sort::sort(k, &inputs, &mut outs)?;
+        }
+        for (&o, b) in k.outputs.iter().zip(bufs) {
+            slots[o] = Some(Arc::new(b));
+        }
+        Ok(())
+    }
+
     pub(in crate::exec) fn run_view_copy(&self, k: &ViewCopyKernel, slots: &mut Slots, pool: &mut Pool) -> Result<()> {
         let mut buf = pool.take_out(k.out, self.plan.slots[k.out].byte_size());
         super::view_copy::copy_view(Self::slot_bytes(slots, k.src)?, buf.as_mut_slice(), &k.shape, &k.view, k.elem_bytes)?;
