@@ -1229,7 +1229,7 @@ impl<'a> Lowering<'a> {
         };
         let elems: Vec<ElementType> = types.iter().map(|t| t.elem).collect();
         let f = self.f;
-        let Some((key, descending)) = super::sort::simple_comparator(comparator, &elems, &|v| f.values.get(v.index()).cloned()) else {
+        let Some(order) = super::sort::simple_comparator(comparator, &elems, &|v| f.values.get(v.index()).cloned()) else {
             return Ok(false);
         };
         let (inputs, outputs) = self.operand_and_result_slots(op)?;
@@ -1238,9 +1238,10 @@ impl<'a> Lowering<'a> {
             outputs,
             shape,
             dimension: dim,
-            key,
-            key_elem: elems[key],
-            descending,
+            key: order.key,
+            key_elem: elems[order.key],
+            descending: order.descending,
+            canonical: order.canonical,
             elem_bytes: elems.iter().map(|e| e.byte_size()).collect(),
         }));
         Ok(true)

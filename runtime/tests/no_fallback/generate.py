@@ -47,6 +47,9 @@ progs = {
   # Sorts by one key: top_k of floats (largest first, ties by index) and of integers, along the last
   # dimension and (transposed) along the first.
   "top_k": (lambda a, b: (lax.top_k(a, 3), lax.top_k(b, 2), lax.top_k(a.T, 4)), (jnp.ones((5, 7), jnp.float32), jnp.ones((3, 6), jnp.int32))),
+  # jnp.sort / argsort: JAX's comparator canonicalizes -0 and NaN before a total-order compare.
+  "sort_argsort": (lambda a, b, c, d: (jnp.sort(a, axis=0), jnp.argsort(a, axis=1), jnp.sort(b), jnp.argsort(-c, axis=0), jnp.sort(d)),
+                   (jnp.ones((5, 7), jnp.float32), jnp.ones((3, 6), jnp.int32), jnp.ones((4, 3), jnp.float32), jnp.ones((2, 5), jnp.bfloat16))),
 }
 for name, (f, args) in progs.items():
     t = jax.jit(f).lower(*args).as_text()
