@@ -158,3 +158,14 @@ fn a_partially_manual_result_keeps_the_free_axes_of_an_operand_shaped_like_it() 
         assert_eq!(part.results[0].offsets, vec![vec![0, 0], vec![0, 2], vec![2, 0], vec![2, 2]], "{jax}");
     }
 }
+
+#[test]
+fn a_constraint_that_does_not_split_evenly_leaves_the_result_whole() {
+    // `with_sharding_constraint(a * 2, P("x"))` on 9 elements over 4 devices: XLA pads the pieces;
+    // apu reports the result replicated (a correct placement) instead of refusing the program.
+    for jax in ["0.10.2", "0.12.0.1"] {
+        let exe = compiled("constrained_uneven", jax);
+        let part = exe.partitioning.clone().expect("partitioned");
+        assert_eq!(part.results[0].local.shape, vec![9], "{jax}");
+    }
+}

@@ -137,8 +137,22 @@ fn propagated(entry: &Function) -> (Vec<Option<ValueSharding>>, Vec<Option<Value
             _ => {}
         }
     }
+    // An inferred sharding that does not split a result evenly (a constraint on an odd length, which
+    // XLA pads) is not reported: the result stays replicated, a correct placement.
+    let even = |s: &ValueSharding, v: ValueId| {
+        shape(v).is_some_and(|dims| {
+            dims.len() == s.dims.len()
+                && dims.iter().zip(&s.dims).all(|(&d, axes)| {
+                    let n: i64 = axes.iter().map(|a| s.mesh.axis(a).map_or(1, |i| s.mesh.axes[i].1)).product();
+                    n > 0 && d % n == 0
+                })
+        })
+    };
     let results = (0..body.results.len())
-        .map(|i| entry.result_shardings.get(i).cloned().flatten().or_else(|| known.get(&body.results[i]).cloned()))
+        .map(|i| {
+            let v = body.results[i];
+            entry.result_shardings.get(i).cloned().flatten().or_else(|| known.get(&v).filter(|s| even(s, v)).cloned())
+        })
         .collect();
     (params, results)
 }
