@@ -21,11 +21,13 @@ use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::sync::{Arc, Condvar, Mutex};
 
-/// One meeting: the members' contributions as they arrive.
+/// One meeting: the members' contributions as they arrive, and (for a reduction) the combined
+/// value, computed once by the first member and shared by all.
 struct Meeting {
     parts: Vec<Option<Vec<Tensor>>>,
     arrived: usize,
     left: usize,
+    combined: Option<Vec<Tensor>>,
 }
 
 #[derive(Default)]
@@ -60,7 +62,7 @@ impl Communicator {
         let mut s = self.state.lock().unwrap_or_else(|p| p.into_inner());
         let n = members.len();
         {
-            let m = s.meetings.entry(key.clone()).or_insert_with(|| Meeting { parts: vec![None; n], arrived: 0, left: 0 });
+            let m = s.meetings.entry(key.clone()).or_insert_with(|| Meeting { parts: vec![None; n], arrived: 0, left: 0, combined: None });
             if m.parts[pos].is_some() {
                 return Err(Error::internal(format!("instance {} joined collective {seq} twice", members[pos])));
             }
@@ -84,6 +86,102 @@ impl Communicator {
                 return Ok(all);
             }
             s = self.arrived.wait(s).unwrap_or_else(|p| p.into_inner());
+        }
+    }
+}
+
+impl Communicator {
+    /// As [`Communicator::exchange`], for a reduction: member 0 computes `combine` of every member's
+    /// contribution once (outside the lock, so other groups keep meeting) and every member gets that
+    /// result. An all-reduce over n instances thus reads each contribution once instead of n times.
+    fn exchange_combined(
+        &self,
+        seq: u64,
+        members: &[i64],
+        pos: usize,
+        mine: Vec<Tensor>,
+        combine: &dyn Fn(&[Vec<Tensor>]) -> Result<Vec<Tensor>>,
+    ) -> Result<Vec<Tensor>> {
+        if pos == 0 {
+            let all = self.exchange_keep(seq, members, mine)?;
+            let result = combine(&all);
+            let mut s = self.state.lock().unwrap_or_else(|p| p.into_inner());
+            let key = (seq, members.to_vec());
+            match &result {
+                Ok(r) => {
+                    if let Some(m) = s.meetings.get_mut(&key) {
+                        m.combined = Some(r.clone());
+                    }
+                }
+                Err(e) => {
+                    s.failed.get_or_insert_with(|| format!("instance {}: {}", members[0], e.message));
+                }
+            }
+            Self::leave(&mut s, &key, members.len());
+            self.arrived.notify_all();
+            return result;
+        }
+        let key = (seq, members.to_vec());
+        let mut s = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let n = members.len();
+        {
+            let m = s.meetings.entry(key.clone()).or_insert_with(|| Meeting { parts: vec![None; n], arrived: 0, left: 0, combined: None });
+            if m.parts[pos].is_some() {
+                return Err(Error::internal(format!("instance {} joined collective {seq} twice", members[pos])));
+            }
+            m.parts[pos] = Some(mine);
+            m.arrived += 1;
+            if m.arrived == n {
+                self.arrived.notify_all();
+            }
+        }
+        loop {
+            if let Some(why) = &s.failed {
+                return Err(Error::invalid(format!("another instance failed: {why}")));
+            }
+            let m = s.meetings.get_mut(&key).ok_or_else(|| Error::internal("a collective's meeting vanished"))?;
+            if let Some(r) = &m.combined {
+                let r = r.clone();
+                Self::leave(&mut s, &key, n);
+                return Ok(r);
+            }
+            s = self.arrived.wait(s).unwrap_or_else(|p| p.into_inner());
+        }
+    }
+
+    /// Member 0's side of a combined meeting: contributes, waits for everyone, returns all the
+    /// contributions and keeps the meeting open for the combined value.
+    fn exchange_keep(&self, seq: u64, members: &[i64], mine: Vec<Tensor>) -> Result<Vec<Vec<Tensor>>> {
+        let key = (seq, members.to_vec());
+        let n = members.len();
+        let mut s = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        {
+            let m = s.meetings.entry(key.clone()).or_insert_with(|| Meeting { parts: vec![None; n], arrived: 0, left: 0, combined: None });
+            if m.parts[0].is_some() {
+                return Err(Error::internal(format!("instance {} joined collective {seq} twice", members[0])));
+            }
+            m.parts[0] = Some(mine);
+            m.arrived += 1;
+        }
+        loop {
+            if let Some(why) = &s.failed {
+                return Err(Error::invalid(format!("another instance failed: {why}")));
+            }
+            let m = s.meetings.get_mut(&key).ok_or_else(|| Error::internal("a collective's meeting vanished"))?;
+            if m.arrived == n {
+                return Ok(m.parts.iter_mut().map(|p| p.take().unwrap_or_default()).collect());
+            }
+            s = self.arrived.wait(s).unwrap_or_else(|p| p.into_inner());
+        }
+    }
+
+    /// One member is done with meeting `key` of `n` members; the last one removes it.
+    fn leave(s: &mut State, key: &(u64, Vec<i64>), n: usize) {
+        if let Some(m) = s.meetings.get_mut(key) {
+            m.left += 1;
+            if m.left == n {
+                s.meetings.remove(key);
+            }
         }
     }
 }
@@ -185,6 +283,23 @@ fn mode_of(kind: &OpKind) -> Option<(GroupMode, &[Vec<i64>])> {
     })
 }
 
+/// The members of the group `kind` puts instance `inst` in, in group order.
+fn members_of(kind: &OpKind, inst: &Instance) -> Result<Vec<i64>> {
+    Ok(match kind {
+        // Everyone of the same replica (channel: partitions meet) or partition meets; each
+        // takes what its source sent.
+        OpKind::CollectivePermute { channel_id, .. } => {
+            let mode = if channel_id.is_some() { GroupMode::CrossPartition } else { GroupMode::CrossReplica };
+            participants(mode, &[], inst.id, inst.replicas, inst.partitions).unwrap_or_default()
+        }
+        _ => {
+            let (mode, groups) = mode_of(kind).ok_or_else(|| Error::internal(format!("{} is not a collective", kind.name())))?;
+            participants(mode, groups, inst.id, inst.replicas, inst.partitions)
+                .ok_or_else(|| Error::invalid(format!("{}: instance {} is in no replica group", kind.name(), inst.id)))?
+        }
+    })
+}
+
 /// Meets the other members of this collective and returns (every member's operands in group
 /// order, this instance's position). Outside an instance the op runs alone, which the validator
 /// allows only for groups of one.
@@ -199,22 +314,27 @@ pub fn meet(kind: &OpKind, operands: Vec<Tensor>) -> Result<(Vec<Vec<Tensor>>, u
         };
         let seq = inst.seq.get();
         inst.seq.set(seq + 1);
-        let members: Vec<i64> = match kind {
-            // Everyone of the same replica (channel: partitions meet) or partition meets; each
-            // takes what its source sent.
-            OpKind::CollectivePermute { channel_id, .. } => {
-                let mode = if channel_id.is_some() { GroupMode::CrossPartition } else { GroupMode::CrossReplica };
-                participants(mode, &[], inst.id, inst.replicas, inst.partitions).unwrap_or_default()
-            }
-            _ => {
-                let (mode, groups) = mode_of(kind).ok_or_else(|| Error::internal(format!("{} is not a collective", kind.name())))?;
-                participants(mode, groups, inst.id, inst.replicas, inst.partitions)
-                    .ok_or_else(|| Error::invalid(format!("{}: instance {} is in no replica group", kind.name(), inst.id)))?
-            }
-        };
+        let members = members_of(kind, inst)?;
         let pos = members.iter().position(|&m| m == inst.id).ok_or_else(|| Error::internal("an instance outside its own group"))?;
         let all = inst.comm.exchange(seq, &members, pos, operands)?;
         Ok((all, pos))
+    })
+}
+
+/// Meets the other members of a reduction and returns (`combine` of every member's operands,
+/// computed once for the group, this instance's position, the group's size).
+fn meet_combined(kind: &OpKind, operands: Vec<Tensor>, combine: &dyn Fn(&[Vec<Tensor>]) -> Result<Vec<Tensor>>) -> Result<(Vec<Tensor>, usize, usize)> {
+    CURRENT.with(|c| {
+        let c = c.borrow();
+        let Some(inst) = c.as_ref() else {
+            return Ok((combine(&[operands])?, 0, 1));
+        };
+        let seq = inst.seq.get();
+        inst.seq.set(seq + 1);
+        let members = members_of(kind, inst)?;
+        let pos = members.iter().position(|&m| m == inst.id).ok_or_else(|| Error::internal("an instance outside its own group"))?;
+        let combined = inst.comm.exchange_combined(seq, &members, pos, operands, combine)?;
+        Ok((combined, pos, members.len()))
     })
 }
 
@@ -230,17 +350,26 @@ pub fn permute_id(channel: bool) -> i64 {
 /// Runs a collective op given how to combine tensors elementwise (the interpreter and the plan
 /// pass their own reductions). Each result has the type in `result_types`.
 pub fn run(kind: &OpKind, operands: Vec<Tensor>, reduce: &dyn Fn(&[&Tensor]) -> Result<Tensor>) -> Result<Vec<Tensor>> {
+    // Reductions: the group's sums are computed once and shared (see `exchange_combined`).
+    if matches!(kind, OpKind::AllReduce { .. } | OpKind::ReduceScatter { .. }) {
+        let count = operands.len();
+        let sums = |all: &[Vec<Tensor>]| -> Result<Vec<Tensor>> {
+            (0..count).map(|i| reduce(&all.iter().filter_map(|p| p.get(i)).collect::<Vec<_>>())).collect()
+        };
+        let (summed, pos, n) = meet_combined(kind, operands, &sums)?;
+        return match kind {
+            OpKind::ReduceScatter { scatter_dimension, .. } => {
+                summed.iter().map(|t| data::piece(t, *scatter_dimension as usize, n as i64, pos as i64)).collect()
+            }
+            _ => Ok(summed),
+        };
+    }
     let (all, pos) = meet(kind, operands.clone())?;
     let column = |i: usize| -> Vec<&Tensor> { all.iter().filter_map(|p| p.get(i)).collect() };
     let n = all.len() as i64;
     (0..operands.len())
         .map(|i| match kind {
-            OpKind::AllReduce { .. } => reduce(&column(i)),
             OpKind::AllGather { all_gather_dim, .. } => data::concat(&column(i), *all_gather_dim as usize),
-            OpKind::ReduceScatter { scatter_dimension, .. } => {
-                let sum = reduce(&column(i))?;
-                data::piece(&sum, *scatter_dimension as usize, n, pos as i64)
-            }
             OpKind::AllToAll { split_dimension, concat_dimension, .. } => {
                 let pieces = column(i)
                     .into_iter()
