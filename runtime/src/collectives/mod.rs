@@ -19,7 +19,7 @@ use apu_compiler::ir::{GroupMode, OpKind};
 use apu_compiler::{Error, Result};
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 /// One meeting: the members' contributions as they arrive, and (for a reduction) the combined
 /// value, computed once by the first member and shared by all.
@@ -55,12 +55,19 @@ impl Communicator {
         self.arrived.notify_all();
     }
 
-    /// Contributes `mine` as member `pos` of `members` to their `seq`-th collective and returns
-    /// every member's contribution, in member order, once all have arrived.
-    fn exchange(&self, seq: u64, members: &[i64], pos: usize, mine: Vec<Tensor>) -> Result<Vec<Vec<Tensor>>> {
+    /// Contributes `mine` as member `pos` of `members` to their `seq`-th collective, then waits until
+    /// `ready` gives something for the meeting; returns it with the lock still held.
+    fn contribute_and_wait<T>(
+        &self,
+        seq: u64,
+        members: &[i64],
+        pos: usize,
+        mine: Vec<Tensor>,
+        mut ready: impl FnMut(&mut Meeting) -> Option<T>,
+    ) -> Result<(MutexGuard<'_, State>, T)> {
         let key = (seq, members.to_vec());
-        let mut s = self.state.lock().unwrap_or_else(|p| p.into_inner());
         let n = members.len();
+        let mut s = self.state.lock().unwrap_or_else(|p| p.into_inner());
         {
             let m = s.meetings.entry(key.clone()).or_insert_with(|| Meeting { parts: vec![None; n], arrived: 0, left: 0, combined: None });
             if m.parts[pos].is_some() {
@@ -77,20 +84,23 @@ impl Communicator {
                 return Err(Error::invalid(format!("another instance failed: {why}")));
             }
             let m = s.meetings.get_mut(&key).ok_or_else(|| Error::internal("a collective's meeting vanished"))?;
-            if m.arrived == n {
-                let all = m.parts.iter().map(|p| p.clone().unwrap_or_default()).collect();
-                m.left += 1;
-                if m.left == n {
-                    s.meetings.remove(&key);
-                }
-                return Ok(all);
+            if let Some(t) = ready(m) {
+                return Ok((s, t));
             }
             s = self.arrived.wait(s).unwrap_or_else(|p| p.into_inner());
         }
     }
-}
 
-impl Communicator {
+    /// Contributes `mine` as member `pos` of `members` to their `seq`-th collective and returns
+    /// every member's contribution, in member order, once all have arrived.
+    fn exchange(&self, seq: u64, members: &[i64], pos: usize, mine: Vec<Tensor>) -> Result<Vec<Vec<Tensor>>> {
+        let n = members.len();
+        let all_of = |m: &mut Meeting| (m.arrived == n).then(|| m.parts.iter().map(|p| p.clone().unwrap_or_default()).collect());
+        let (mut s, all) = self.contribute_and_wait(seq, members, pos, mine, all_of)?;
+        Self::leave(&mut s, &(seq, members.to_vec()), n);
+        Ok(all)
+    }
+
     /// As [`Communicator::exchange`], for a reduction: member 0 computes `combine` of every member's
     /// contribution once (outside the lock, so other groups keep meeting) and every member gets that
     /// result. An all-reduce over n instances thus reads each contribution once instead of n times.
@@ -102,77 +112,31 @@ impl Communicator {
         mine: Vec<Tensor>,
         combine: &dyn Fn(&[Vec<Tensor>]) -> Result<Vec<Tensor>>,
     ) -> Result<Vec<Tensor>> {
-        if pos == 0 {
-            let all = self.exchange_keep(seq, members, mine)?;
-            let result = combine(&all);
-            let mut s = self.state.lock().unwrap_or_else(|p| p.into_inner());
-            let key = (seq, members.to_vec());
-            match &result {
-                Ok(r) => {
-                    if let Some(m) = s.meetings.get_mut(&key) {
-                        m.combined = Some(r.clone());
-                    }
-                }
-                Err(e) => {
-                    s.failed.get_or_insert_with(|| format!("instance {}: {}", members[0], e.message));
-                }
-            }
-            Self::leave(&mut s, &key, members.len());
-            self.arrived.notify_all();
-            return result;
+        let (n, key) = (members.len(), (seq, members.to_vec()));
+        if pos != 0 {
+            let (mut s, combined) = self.contribute_and_wait(seq, members, pos, mine, |m| m.combined.clone())?;
+            Self::leave(&mut s, &key, n);
+            return Ok(combined);
         }
-        let key = (seq, members.to_vec());
+        // Member 0 takes the contributions once all have arrived; the meeting stays open for the others.
+        let take_all = |m: &mut Meeting| (m.arrived == n).then(|| m.parts.iter_mut().map(|p| p.take().unwrap_or_default()).collect::<Vec<_>>());
+        let (s, all) = self.contribute_and_wait(seq, members, 0, mine, take_all)?;
+        drop(s);
+        let result = combine(&all);
         let mut s = self.state.lock().unwrap_or_else(|p| p.into_inner());
-        let n = members.len();
-        {
-            let m = s.meetings.entry(key.clone()).or_insert_with(|| Meeting { parts: vec![None; n], arrived: 0, left: 0, combined: None });
-            if m.parts[pos].is_some() {
-                return Err(Error::internal(format!("instance {} joined collective {seq} twice", members[pos])));
+        match &result {
+            Ok(r) => {
+                if let Some(m) = s.meetings.get_mut(&key) {
+                    m.combined = Some(r.clone());
+                }
             }
-            m.parts[pos] = Some(mine);
-            m.arrived += 1;
-            if m.arrived == n {
-                self.arrived.notify_all();
+            Err(e) => {
+                s.failed.get_or_insert_with(|| format!("instance {}: {}", members[0], e.message));
             }
         }
-        loop {
-            if let Some(why) = &s.failed {
-                return Err(Error::invalid(format!("another instance failed: {why}")));
-            }
-            let m = s.meetings.get_mut(&key).ok_or_else(|| Error::internal("a collective's meeting vanished"))?;
-            if let Some(r) = &m.combined {
-                let r = r.clone();
-                Self::leave(&mut s, &key, n);
-                return Ok(r);
-            }
-            s = self.arrived.wait(s).unwrap_or_else(|p| p.into_inner());
-        }
-    }
-
-    /// Member 0's side of a combined meeting: contributes, waits for everyone, returns all the
-    /// contributions and keeps the meeting open for the combined value.
-    fn exchange_keep(&self, seq: u64, members: &[i64], mine: Vec<Tensor>) -> Result<Vec<Vec<Tensor>>> {
-        let key = (seq, members.to_vec());
-        let n = members.len();
-        let mut s = self.state.lock().unwrap_or_else(|p| p.into_inner());
-        {
-            let m = s.meetings.entry(key.clone()).or_insert_with(|| Meeting { parts: vec![None; n], arrived: 0, left: 0, combined: None });
-            if m.parts[0].is_some() {
-                return Err(Error::internal(format!("instance {} joined collective {seq} twice", members[0])));
-            }
-            m.parts[0] = Some(mine);
-            m.arrived += 1;
-        }
-        loop {
-            if let Some(why) = &s.failed {
-                return Err(Error::invalid(format!("another instance failed: {why}")));
-            }
-            let m = s.meetings.get_mut(&key).ok_or_else(|| Error::internal("a collective's meeting vanished"))?;
-            if m.arrived == n {
-                return Ok(m.parts.iter_mut().map(|p| p.take().unwrap_or_default()).collect());
-            }
-            s = self.arrived.wait(s).unwrap_or_else(|p| p.into_inner());
-        }
+        Self::leave(&mut s, &key, n);
+        self.arrived.notify_all();
+        result
     }
 
     /// One member is done with meeting `key` of `n` members; the last one removes it.
