@@ -62,14 +62,10 @@ fn rewrite(f: &mut Function, region: &mut Region, directions: &HashMap<String, b
 
 fn int_attr(attrs: &[(String, FfiAttr)], name: &str) -> Result<i64> {
     let missing = || Error::invalid(format!("custom_call @{TARGET}: no integer attribute {name} in mhlo.backend_config"));
-    let Some((_, FfiAttr::Scalar(l))) = attrs.iter().find(|(k, _)| k == name) else { return Err(missing()) };
-    let bytes = l.to_dense_bytes();
-    if !l.ty.elem.is_int() || bytes.is_empty() || bytes.len() > 8 {
-        return Err(missing());
+    match attrs.iter().find(|(k, _)| k == name) {
+        Some((_, FfiAttr::Scalar(l))) if l.ty.elem.is_int() => crate::text::opdefs::literal_ints(l).first().copied().ok_or_else(missing),
+        _ => Err(missing()),
     }
-    let mut full = [if bytes[bytes.len() - 1] & 0x80 != 0 { 0xff } else { 0 }; 8];
-    full[..bytes.len()].copy_from_slice(&bytes);
-    Ok(i64::from_le_bytes(full))
 }
 
 fn expand(f: &mut Function, op: &Op, directions: &HashMap<String, bool>, out: &mut Vec<Op>) -> Result<()> {

@@ -86,7 +86,6 @@ fn memory_kinds<'a>(names: impl Iterator<Item = Option<&'a str>>, n: usize, what
     Ok(kinds)
 }
 
-/// A replica or partition count from the compile options if they set one, else the module's.
 /// Gives each `jax.buffer_donor` parameter (in order) the first output of its per-device type that no
 /// parameter aliases yet, as XLA's compiler does for buffer donors; a donor that finds none is not
 /// donated (JAX warns that the buffer was not usable).
@@ -117,6 +116,7 @@ mod donor_tests {
     }
 }
 
+/// A replica or partition count from the compile options if they set one, else the module's.
 fn count(from_options: Option<i64>, from_module: u32) -> usize {
     from_options.filter(|&n| n > 0).map_or(from_module.max(1) as usize, |n| n as usize)
 }
