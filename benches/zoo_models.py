@@ -109,12 +109,12 @@ class MobileNet(nnx.Module):
 
 
 class DecoderLayer(nnx.Module):
-    def __init__(self, d, heads, rngs):
-        self.ln1 = nnx.LayerNorm(d, rngs=rngs)
-        self.attn = nnx.MultiHeadAttention(heads, d, decode=False, deterministic=True, keep_rngs=False, rngs=rngs)
-        self.ln2 = nnx.LayerNorm(d, rngs=rngs)
-        self.up = nnx.Linear(d, 4 * d, rngs=rngs)
-        self.down = nnx.Linear(4 * d, d, rngs=rngs)
+    def __init__(self, d, heads, rngs, dtype=None):
+        self.ln1 = nnx.LayerNorm(d, dtype=dtype, rngs=rngs)
+        self.attn = nnx.MultiHeadAttention(heads, d, decode=False, deterministic=True, keep_rngs=False, dtype=dtype, rngs=rngs)
+        self.ln2 = nnx.LayerNorm(d, dtype=dtype, rngs=rngs)
+        self.up = nnx.Linear(d, 4 * d, dtype=dtype, rngs=rngs)
+        self.down = nnx.Linear(4 * d, d, dtype=dtype, rngs=rngs)
 
     def __call__(self, x, mask):
         x = x + self.attn(self.ln1(x), mask=mask)
@@ -126,19 +126,22 @@ class Transformer(nnx.Module):
 
     VOCAB, D, HEADS, SEQ, LAYERS = 256, 256, 4, 128, 2
 
-    def __init__(self, rngs):
-        self.embed = nnx.Embed(self.VOCAB, self.D, rngs=rngs)
+    def __init__(self, rngs, dtype=None):
+        # `dtype`: the computation's type (flax's mixed precision: parameters stay f32, layers compute
+        # in bf16, the logits are returned in f32 for the loss).
+        self.embed = nnx.Embed(self.VOCAB, self.D, dtype=dtype, rngs=rngs)
         self.pos = nnx.Param(jax.random.normal(rngs.params(), (self.SEQ, self.D)) * 0.02)
-        self.layers = nnx.List([DecoderLayer(self.D, self.HEADS, rngs) for _ in range(self.LAYERS)])
-        self.ln = nnx.LayerNorm(self.D, rngs=rngs)
-        self.out = nnx.Linear(self.D, self.VOCAB, rngs=rngs)
+        self.layers = nnx.List([DecoderLayer(self.D, self.HEADS, rngs, dtype) for _ in range(self.LAYERS)])
+        self.ln = nnx.LayerNorm(self.D, dtype=dtype, rngs=rngs)
+        self.out = nnx.Linear(self.D, self.VOCAB, dtype=dtype, rngs=rngs)
+        self.dtype = dtype
 
     def __call__(self, tokens, train=False):
-        x = self.embed(tokens) + self.pos[...][: tokens.shape[1]]
+        x = self.embed(tokens) + self.pos[...][: tokens.shape[1]].astype(self.dtype or jnp.float32)
         mask = nnx.make_causal_mask(tokens)
         for layer in self.layers:
             x = layer(x, mask)
-        return self.out(self.ln(x))
+        return self.out(self.ln(x)).astype(jnp.float32)
 
 
 class Recurrent(nnx.Module):
@@ -382,6 +385,8 @@ MODELS = [
     Spec("mobilenet", "MobileNet depthwise-separable blocks, 32x32x3, B16", MobileNet,
          images((32, 32, 3), default=16), classify, predict),
     Spec("transformer", "causal transformer d256 h4 seq128 2 layers, B4", Transformer, tokens, lm_loss, predict),
+    Spec("transformer_bf16", "the transformer in mixed precision (bf16 compute, f32 parameters)",
+         lambda rngs: Transformer(rngs, dtype=jnp.bfloat16), tokens, lm_loss, predict),
     Spec("lstm", "LSTM (nnx.RNN) 50 steps, 32->128, B32",
          lambda rngs: Recurrent(nnx.LSTMCell, rngs), images((50, 32), default=32), classify, predict),
     Spec("gru", "GRU (nnx.RNN) 50 steps, 32->128, B32",

@@ -80,10 +80,31 @@ fn make_input(ty: &TensorType, seed: &mut u64, ties: bool) -> Tensor {
 }
 
 fn floats(t: &Tensor) -> Vec<f64> {
+    let b = t.bytes();
     match t.ty.elem {
-        ElementType::F32 => t.bytes().chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap()) as f64).collect(),
-        ElementType::F64 => t.bytes().chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect(),
-        _ => t.bytes().iter().map(|&b| b as f64).collect(),
+        ElementType::F32 => b.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap()) as f64).collect(),
+        ElementType::F64 => b.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect(),
+        ElementType::BF16 => b.chunks_exact(2).map(|c| half::bf16::from_le_bytes(c.try_into().unwrap()).to_f64()).collect(),
+        ElementType::F16 => b.chunks_exact(2).map(|c| half::f16::from_le_bytes(c.try_into().unwrap()).to_f64()).collect(),
+        ElementType::S16 => b.chunks_exact(2).map(|c| i16::from_le_bytes(c.try_into().unwrap()) as f64).collect(),
+        ElementType::U16 => b.chunks_exact(2).map(|c| u16::from_le_bytes(c.try_into().unwrap()) as f64).collect(),
+        ElementType::S8 => b.iter().map(|&x| x as i8 as f64).collect(),
+        _ => b.iter().map(|&x| x as f64).collect(),
+    }
+}
+
+/// The error allowed relative to an output's largest element: sums run in another order than the
+/// interpreter's, and on narrow floats in f32 where the interpreter rounds every step to the
+/// narrow type (decision 99), so a program computing in bf16 or f16 is allowed a few units of
+/// that type's last place.
+fn tolerance(path: &Path) -> f64 {
+    let name = path.to_string_lossy();
+    if name.contains("bf16") {
+        1.0 / 64.0
+    } else if name.contains("f16") {
+        1.0 / 512.0
+    } else {
+        1e-5
     }
 }
 
@@ -110,7 +131,8 @@ fn real_training_programs_match_the_interpreter() {
                 // output's largest element.
                 let w = floats(w);
                 let scale = 1.0 + w.iter().fold(0.0f64, |m, x| m.max(x.abs()));
-                if let Some((k, (a, b))) = floats(g).iter().zip(w).enumerate().find(|(_, (a, b))| (*a - b).abs() > 1e-5 * scale) {
+                let tol = tolerance(&path);
+                if let Some((k, (a, b))) = floats(g).iter().zip(w).enumerate().find(|(_, (a, b))| (*a - b).abs() > tol * scale) {
                     failures.push(format!("{} out{i}[{k}] at {threads} threads: {a} vs {b}", path.display()));
                 }
             }

@@ -32,8 +32,8 @@ impl FfiAttr {
         let bits = match elem {
             ElementType::F64 => value.to_bits(),
             ElementType::F32 => u64::from((value as f32).to_bits()),
-            ElementType::F16 => u64::from(half::f16::from_f64(value).to_bits()),
-            ElementType::BF16 => u64::from(half::bf16::from_f64(value).to_bits()),
+            ElementType::F16 => u64::from(super::halfs::f16_from_f64(value).to_bits()),
+            ElementType::BF16 => u64::from(super::halfs::bf16_from_f64(value).to_bits()),
             other => return Err(Error::unimplemented(format!("FFI float attribute of element type {other}"))),
         };
         FfiAttr::scalar_from_bits(elem, bits)

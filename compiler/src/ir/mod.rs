@@ -2,6 +2,7 @@
 
 pub mod collective;
 mod ffi_attr;
+pub mod halfs;
 mod literal;
 pub mod minifloat;
 mod module;

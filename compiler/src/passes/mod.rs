@@ -2,7 +2,8 @@
 //! private helper functions), removal of ops that do nothing (same-type reshapes, converts,
 //! broadcasts, identity transposes, full slices), of repeated pure ops, reduces over extent-1
 //! dimensions as elementwise ops, and copies of one-element constants into the
-//! loop and branch regions that read them (so that they fuse there); tokens become empty tensors.
+//! loop and branch regions that read them (so that they fuse there); tokens become empty tensors;
+//! arithmetic on bf16, f16 and 8/16-bit integers is computed on f32 / 32-bit integers.
 
 mod cse;
 mod identity;
@@ -12,6 +13,7 @@ mod remap;
 mod sink_constants;
 pub mod tokens;
 mod unit_reduce;
+pub mod widen;
 
 use crate::ir::Module;
 use crate::valid::{validate, ValidModule};
@@ -22,6 +24,7 @@ pub fn simplify(module: &Module) -> Result<Module> {
     let mut m = inline::inline_calls(module)?;
     tokens::tokens_as_empty_tensors(&mut m);
     unit_reduce::rewrite_unit_reduces(&mut m);
+    widen::widen_narrow_arithmetic(&mut m);
     identity::remove_identity_ops(&mut m);
     cse::eliminate_common_subexpressions(&mut m);
     sink_constants::sink_constants(&mut m);

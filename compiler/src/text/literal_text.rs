@@ -185,8 +185,8 @@ pub fn encode_float(v: f64, t: ElementType, out: &mut Vec<u8>) -> Result<(), Str
     match t {
         F64 => out.extend_from_slice(&v.to_le_bytes()),
         F32 => out.extend_from_slice(&(v as f32).to_le_bytes()),
-        F16 => out.extend_from_slice(&half::f16::from_f64(v).to_bits().to_le_bytes()),
-        BF16 => out.extend_from_slice(&half::bf16::from_f64(v).to_bits().to_le_bytes()),
+        F16 => out.extend_from_slice(&crate::ir::halfs::f16_from_f64(v).to_bits().to_le_bytes()),
+        BF16 => out.extend_from_slice(&crate::ir::halfs::bf16_from_f64(v).to_bits().to_le_bytes()),
         _ if minifloat::is_minifloat(t) => out.push(minifloat::encode(t, v)),
         _ => return Err(format!("{t} is not a float type")),
     }

@@ -57,8 +57,8 @@ fn below(elem: ElementType, b: f64) -> f64 {
     match elem {
         ElementType::F64 => b.next_down(),
         ElementType::F32 => (b as f32).next_down() as f64,
-        ElementType::F16 => step_down_bits(f16::from_f64(b).to_bits()).map_or(b, |bits| f16::from_bits(bits).to_f64()),
-        ElementType::BF16 => step_down_bits(bf16::from_f64(b).to_bits()).map_or(b, |bits| bf16::from_bits(bits).to_f64()),
+        ElementType::F16 => step_down_bits(apu_compiler::ir::halfs::f16_from_f64(b).to_bits()).map_or(b, |bits| f16::from_bits(bits).to_f64()),
+        ElementType::BF16 => step_down_bits(apu_compiler::ir::halfs::bf16_from_f64(b).to_bits()).map_or(b, |bits| bf16::from_bits(bits).to_f64()),
         _ => b,
     }
 }

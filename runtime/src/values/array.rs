@@ -316,8 +316,8 @@ impl Array {
             E::U16 => Array::U16(it.map(|s| to_int(s, 16, false) as u16).collect()),
             E::U32 => Array::U32(it.map(|s| to_int(s, 32, false) as u32).collect()),
             E::U64 => Array::U64(it.map(|s| to_int(s, 64, false) as u64).collect()),
-            E::F16 => Array::F16(it.map(|s| f16::from_f64(to_f64(s))).collect()),
-            E::BF16 => Array::BF16(it.map(|s| bf16::from_f64(to_f64(s))).collect()),
+            E::F16 => Array::F16(it.map(|s| apu_compiler::ir::halfs::f16_from_f64(to_f64(s))).collect()),
+            E::BF16 => Array::BF16(it.map(|s| apu_compiler::ir::halfs::bf16_from_f64(to_f64(s))).collect()),
             E::F32 => Array::F32(it.map(to_f32).collect()),
             E::F64 => Array::F64(it.map(to_f64).collect()),
             E::C64 => Array::C64(
@@ -524,8 +524,8 @@ pub fn round_scalar(elem: ElementType, s: Scalar) -> Scalar {
     use ElementType as E;
     match (elem, s) {
         (E::F32, Scalar::Float(x)) => Scalar::Float(x as f32 as f64),
-        (E::F16, Scalar::Float(x)) => Scalar::Float(f16::from_f64(x).to_f64()),
-        (E::BF16, Scalar::Float(x)) => Scalar::Float(bf16::from_f64(x).to_f64()),
+        (E::F16, Scalar::Float(x)) => Scalar::Float(apu_compiler::ir::halfs::f16_from_f64(x).to_f64()),
+        (E::BF16, Scalar::Float(x)) => Scalar::Float(apu_compiler::ir::halfs::bf16_from_f64(x).to_f64()),
         (E::C64, Scalar::Complex(re, im)) => Scalar::Complex(re as f32 as f64, im as f32 as f64),
         (e, Scalar::Float(x)) if f8::is_f8(e) => Scalar::Float(f8::decode(e, f8::encode(e, x)) as f64),
         (e, Scalar::Int(v)) if e.is_int() => Scalar::Int(wrap(v, e.bit_width(), e.is_signed_int())),

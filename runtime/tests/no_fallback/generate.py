@@ -51,6 +51,41 @@ progs = {
   "sort_argsort": (lambda a, b, c, d: (jnp.sort(a, axis=0), jnp.argsort(a, axis=1), jnp.sort(b), jnp.argsort(-c, axis=0), jnp.sort(d)),
                    (jnp.ones((5, 7), jnp.float32), jnp.ones((3, 6), jnp.int32), jnp.ones((4, 3), jnp.float32), jnp.ones((2, 5), jnp.bfloat16))),
 }
+# Mixed precision: bf16 / f16 compute with f32 parameters and loss (flax's `dtype=` pattern), and
+# int8 quantization helpers. Narrow arithmetic is computed on wide lanes (passes::widen).
+def mp_mlp(params, x, y, dt):
+    h = x.astype(dt)
+    for w, b in params[:-1]:
+        h = jax.nn.gelu(h @ w.astype(dt) + b.astype(dt))
+        h = h / (jnp.sqrt(jnp.mean(h * h, axis=-1, keepdims=True)) + 1e-3)
+    w, b = params[-1]
+    logits = (h @ w.astype(dt) + b.astype(dt)).astype(jnp.float32)
+    return -jnp.mean(jnp.sum(jax.nn.log_softmax(logits) * y, axis=-1))
+def mp_step(dt):
+    def f(params, x, y):
+        l, g = jax.value_and_grad(mp_mlp)(params, x, y, dt)
+        return l, jax.tree.map(lambda p, g: p - 0.1 * g, params, g)
+    return f
+mp_params = [(jax.random.normal(k[0], (16, 32)) * 0.25, jnp.zeros(32)), (jax.random.normal(k[1], (32, 32)) * 0.2, jnp.zeros(32)), (jax.random.normal(k[2], (32, 4)) * 0.2, jnp.zeros(4))]
+mp_x = jax.random.normal(k[3], (8, 16)); mp_y = jax.nn.one_hot(jnp.arange(8) % 4, 4)
+def bf16_cnn(params, x, y):
+    w1, w2, wl = params
+    h = jax.nn.relu(conv(x.astype(jnp.bfloat16), w1.astype(jnp.bfloat16)))
+    h = max_pool(h)
+    h = jax.nn.relu(conv(h, w2.astype(jnp.bfloat16), stride=2))
+    h = avg_pool(h, 2, 2)
+    h = h.reshape(h.shape[0], -1).astype(jnp.float32) @ wl
+    return jnp.mean((h - y) ** 2)
+def int8_quantized(x, w, s):
+    q = jnp.clip(jnp.round(x / s), -127, 127).astype(jnp.int8)
+    acc = lax.dot(q, w, preferred_element_type=jnp.int32)
+    return acc.astype(jnp.float32) * s * 0.01, (q >> 1) + jnp.int8(3), jnp.abs(q.astype(jnp.int16)) * jnp.int16(2), q.astype(jnp.uint8) // jnp.uint8(3)
+progs.update({
+  "bf16_mlp_train_step": (mp_step(jnp.bfloat16), (mp_params, mp_x, mp_y)),
+  "f16_mlp_train_step": (mp_step(jnp.float16), (mp_params, mp_x, mp_y)),
+  "bf16_cnn_train_step": (jax.value_and_grad(bf16_cnn), ((params[0], params[1], jax.random.normal(k[4], (8, 3))), x, y)),
+  "int8_quantized": (int8_quantized, (mp_x, jnp.ones((16, 8), jnp.int8), jnp.float32(0.05))),
+})
 for name, (f, args) in progs.items():
     t = jax.jit(f).lower(*args).as_text()
     open(os.path.join(out, name + ".mlir"), "w").write(t)

@@ -151,6 +151,11 @@ impl RowDivider {
 #[derive(Clone, Debug)]
 pub(super) enum Step {
     Load { input: usize, access: Access },
+    /// A load of a narrow type, widened into its register's lanes (never read in place).
+    Widen { input: usize, access: Access, elem: E },
+    /// A conversion or iota to a narrow type: computed on the lanes, then brought back into the
+    /// type (`from_float`: a conversion from a float, which saturates).
+    Narrowed { elem: E, from_float: bool },
     /// A constant: its register is filled once per run of chunks, not per chunk.
     Const(KScalar),
     Other,

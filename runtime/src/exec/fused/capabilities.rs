@@ -3,9 +3,27 @@
 
 use apu_compiler::ir::{BinaryOp as B, ComparisonType, ElementType as E, UnaryOp as U};
 
-/// Element types fused kernels handle.
+/// Element types fused kernels handle: the lane types they compute on, and the narrow types they
+/// load, store, convert and select (held in the lanes of [`lanes`]; `passes::widen` leaves them no
+/// arithmetic).
 pub fn elem_supported(elem: E) -> bool {
-    matches!(elem, E::F32 | E::F64 | E::S32 | E::S64 | E::U32 | E::U64 | E::Pred)
+    matches!(elem, E::F32 | E::F64 | E::S32 | E::S64 | E::U32 | E::U64 | E::Pred) || is_narrow(elem)
+}
+
+/// Types held in wider lanes: bf16 and f16 in f32 lanes, 8- and 16-bit integers in 32-bit ones
+/// (sign- or zero-extended).
+pub fn is_narrow(elem: E) -> bool {
+    matches!(elem, E::BF16 | E::F16 | E::S8 | E::S16 | E::U8 | E::U16)
+}
+
+/// The lane type a register of `elem` holds its values in.
+pub fn lanes(elem: E) -> E {
+    match elem {
+        E::BF16 | E::F16 => E::F32,
+        E::S8 | E::S16 => E::S32,
+        E::U8 | E::U16 => E::U32,
+        e => e,
+    }
 }
 
 pub fn unary_supported(op: U, elem: E) -> bool {
@@ -53,5 +71,8 @@ pub fn compare_supported(ty: Option<ComparisonType>, elem: E) -> bool {
 }
 
 pub fn convert_supported(from: E, to: E) -> bool {
+    // To a narrow float through f32, as XLA:CPU converts (`EmitF32ToBF16` after an int-to-f32 or
+    // f64-to-f32 conversion): from f64 and from integers beyond 2^24 that is two roundings where
+    // the interpreter makes one (decision 99).
     elem_supported(from) && elem_supported(to) && to != E::Pred
 }

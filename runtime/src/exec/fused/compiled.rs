@@ -144,8 +144,14 @@ impl Compiled {
                     } else {
                         Access::Strided { offset: view.offset as isize, strides: view.strides.clone() }
                     };
-                    Step::Load { input: *input, access }
+                    if is_narrow(elem) {
+                        Step::Widen { input: *input, access, elem }
+                    } else {
+                        Step::Load { input: *input, access }
+                    }
                 }
+                Instr::Convert(a) if is_narrow(elem) && convert_supported(arg(*a)?, elem) => Step::Narrowed { elem, from_float: arg(*a)?.is_float() },
+                Instr::Iota { .. } if is_narrow(elem) => Step::Narrowed { elem, from_float: false },
                 Instr::Const(k) => Step::Const(*k),
                 Instr::Unary(u, a) if !unary_supported(*u, arg(*a)?) => return Err(Error::unimplemented(format!("fused {u:?} on {elem}"))),
                 Instr::Binary(b, a, _) if !binary_supported(*b, arg(*a)?) => {
@@ -271,6 +277,10 @@ impl Compiled {
     /// As [`Compiled::eval`]; a non-null `out` must hold `len` elements of the result type, and no
     /// input may share memory with them (an in-place kernel must pass null and store the register).
     pub unsafe fn eval_to(&self, inputs: &[*const u8], start: usize, len: usize, regs: &mut [Buf], consts_ready: bool, out: *mut u8) {
+        // A narrow result is computed in its register's lanes and narrowed into `out` after.
+        let last = self.expr.elems.len() - 1;
+        let narrow = is_narrow(self.expr.elems[last]).then_some(out).filter(|o| !o.is_null());
+        let out = if narrow.is_some() { std::ptr::null_mut() } else { out };
         // Each instruction runs in a function compiled for the best vector extension the CPU has
         // (chosen once). One function per instruction rather than one for the whole chunk: a
         // function holding every op's loop and a loop over the instructions had LLVM hoist set-up
@@ -286,6 +296,9 @@ impl Compiled {
             if !self.absorbed[i] {
                 step(self, i, inputs, start, len, regs, consts_ready, out);
             }
+        }
+        if let Some(to) = narrow {
+            store_as(&regs[last], self.expr.elems[last], to, len);
         }
     }
 
@@ -331,6 +344,11 @@ impl Compiled {
             // (per-row values: when the chunk lies within one row).
             _ if self.only_scalar_users[i] && self.uniform(i, inputs, start, len).is_some() => {}
             Step::Load { input, access } => load(self.dst(i, &mut regs[i], to, len), inputs[*input], access, &self.shape, start, len),
+            Step::Widen { input, access, elem } => load_widened(*elem, Out::of(&mut regs[i]), inputs[*input], access, &self.shape, start, len),
+            Step::Narrowed { elem, from_float } => {
+                self.computed::<M>(i, regs, inputs, start, len, std::ptr::null_mut());
+                narrow_lanes(*elem, *from_float, Out::of(&mut regs[i]), len);
+            }
             Step::Const(_) if consts_ready && i != last => {}
             // Only `len` lanes: a scalar kernel in a loop would otherwise fill a whole chunk
             // per constant per call.

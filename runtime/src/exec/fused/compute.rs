@@ -5,7 +5,7 @@
 
 use super::*;
 use super::fastmath;
-use apu_compiler::ir::{BinaryOp as B, ComparisonDirection as D, UnaryOp as U};
+use apu_compiler::ir::{BinaryOp as B, ComparisonDirection as D, ElementType as E, UnaryOp as U};
 use apu_compiler::plan::{Instr, KScalar};
 
 /// `o = a op k` (or `k op a`) for f32, with the same rules as the register form.
@@ -462,5 +462,102 @@ pub unsafe fn store(reg: &Buf, dst: *mut u8, len: usize) {
         Buf::U32(v) => std::ptr::copy_nonoverlapping(v.as_ptr(), dst as *mut u32, len),
         Buf::U64(v) => std::ptr::copy_nonoverlapping(v.as_ptr(), dst as *mut u64, len),
         Buf::Pred(v) => std::ptr::copy_nonoverlapping(v.as_ptr(), dst, len),
+    }
+}
+
+/// The f32 nearest to `x` that bf16 represents (ties to even; NaN stays NaN, quiet).
+#[inline(always)]
+pub(super) fn round_bf16(x: f32) -> f32 {
+    half::bf16::from_f32(x).to_f32()
+}
+
+/// The f32 nearest to `x` that f16 represents (ties to even, beyond f16's range infinite, its
+/// subnormals kept).
+#[inline(always)]
+pub(super) fn round_f16(x: f32) -> f32 {
+    half::f16::from_f32(x).to_f32()
+}
+
+/// Brings the first `n` lanes of a register of narrow type `elem` back into that type after an
+/// instruction computed them on the lanes' type: floats round, integers wrap, except after a
+/// conversion from a float (`from_float`), where they saturate as the interpreter's
+/// float-to-integer conversions do (the lanes already hold the value truncated and saturated to
+/// the 32-bit range, so clamping to the narrow range saturates it there).
+pub(super) fn narrow_lanes(elem: E, from_float: bool, dst: Out<'_>, n: usize) {
+    match (elem, dst) {
+        (E::BF16, Out::F32(o)) => o[..n].iter_mut().for_each(|x| *x = round_bf16(*x)),
+        (E::F16, Out::F32(o)) => o[..n].iter_mut().for_each(|x| *x = round_f16(*x)),
+        (E::S8, Out::S32(o)) if from_float => o[..n].iter_mut().for_each(|x| *x = (*x).clamp(i8::MIN as i32, i8::MAX as i32)),
+        (E::S16, Out::S32(o)) if from_float => o[..n].iter_mut().for_each(|x| *x = (*x).clamp(i16::MIN as i32, i16::MAX as i32)),
+        (E::U8, Out::U32(o)) if from_float => o[..n].iter_mut().for_each(|x| *x = (*x).min(u8::MAX as u32)),
+        (E::U16, Out::U32(o)) if from_float => o[..n].iter_mut().for_each(|x| *x = (*x).min(u16::MAX as u32)),
+        (E::S8, Out::S32(o)) => o[..n].iter_mut().for_each(|x| *x = *x as i8 as i32),
+        (E::S16, Out::S32(o)) => o[..n].iter_mut().for_each(|x| *x = *x as i16 as i32),
+        (E::U8, Out::U32(o)) => o[..n].iter_mut().for_each(|x| *x = *x as u8 as u32),
+        (E::U16, Out::U32(o)) => o[..n].iter_mut().for_each(|x| *x = *x as u16 as u32),
+        _ => {}
+    }
+}
+
+/// Reads `len` elements of narrow type `elem` from `src` through `access` into the lanes of `dst`
+/// (bf16 and f16 exactly as f32, integers sign- or zero-extended).
+///
+/// # Safety
+/// As [`load`], for elements of `elem`.
+pub(super) unsafe fn load_widened(elem: E, dst: Out<'_>, src: *const u8, access: &Access, shape: &[usize], start: usize, len: usize) {
+    macro_rules! widen {
+        ($v:expr, $t:ty, $f:expr) => {{
+            let p = src as *const $t;
+            let f = $f;
+            let v = &mut $v[..len];
+            for_access(access, shape, start, len, #[inline(always)] |j, at| v[j] = f(*p.wrapping_offset(at)));
+        }};
+    }
+    match (elem, dst) {
+        (E::BF16, Out::F32(v)) => widen!(v, u16, |b: u16| f32::from_bits((b as u32) << 16)),
+        (E::F16, Out::F32(v)) => widen!(v, u16, |b: u16| half::f16::from_bits(b).to_f32()),
+        (E::S8, Out::S32(v)) => widen!(v, i8, |x: i8| x as i32),
+        (E::S16, Out::S32(v)) => widen!(v, i16, |x: i16| x as i32),
+        (E::U8, Out::U32(v)) => widen!(v, u8, |x: u8| x as u32),
+        (E::U16, Out::U32(v)) => widen!(v, u16, |x: u16| x as u32),
+        _ => {}
+    }
+}
+
+/// Visits the element index of each of `len` values from flat index `start` read through `access`.
+#[inline(always)]
+fn for_access(access: &Access, shape: &[usize], start: usize, len: usize, mut f: impl FnMut(usize, isize)) {
+    match access {
+        Access::Contiguous(off) => (0..len).for_each(|j| f(j, (off + start + j) as isize)),
+        Access::Scalar(off) => (0..len).for_each(|j| f(j, *off as isize)),
+        Access::PerRow { offset, stride, rows, .. } => (0..len).for_each(|j| f(j, (offset + rows.row(start + j) * stride) as isize)),
+        Access::Cyclic { offset, period } => (0..len).for_each(|j| f(j, (offset + (start + j) % period) as isize)),
+        Access::Strided { offset, strides } => for_strided(shape, strides, *offset, start, len, f),
+    }
+}
+
+/// Stores the first `len` lanes of register `reg` as elements of `elem` at `dst`: narrow types are
+/// narrowed (their lanes already hold values of the type), the others copied.
+///
+/// # Safety
+/// `dst` must have room for `len` elements of `elem`.
+pub unsafe fn store_as(reg: &Buf, elem: E, dst: *mut u8, len: usize) {
+    macro_rules! narrow {
+        ($v:expr, $t:ty, $f:expr) => {{
+            let o = std::slice::from_raw_parts_mut(dst as *mut $t, len);
+            let f = $f;
+            for (o, &x) in o.iter_mut().zip(&$v[..len]) {
+                *o = f(x);
+            }
+        }};
+    }
+    match (elem, reg) {
+        (E::BF16, Buf::F32(v)) => narrow!(v, u16, |x: f32| half::bf16::from_f32(x).to_bits()),
+        (E::F16, Buf::F32(v)) => narrow!(v, u16, |x: f32| half::f16::from_f32(x).to_bits()),
+        (E::S8, Buf::S32(v)) => narrow!(v, i8, |x: i32| x as i8),
+        (E::S16, Buf::S32(v)) => narrow!(v, i16, |x: i32| x as i16),
+        (E::U8, Buf::U32(v)) => narrow!(v, u8, |x: u32| x as u8),
+        (E::U16, Buf::U32(v)) => narrow!(v, u16, |x: u32| x as u16),
+        _ => store(reg, dst, len),
     }
 }

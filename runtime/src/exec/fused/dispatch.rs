@@ -54,7 +54,8 @@ pub unsafe fn eval_store(ex: &Compiled, inputs: &[*const u8], out: *mut u8, rang
     // registers before they overwrite that input. Otherwise the last instruction writes straight
     // to the output.
     if inputs.contains(&(out as *const u8)) {
-        eval_chunks(ex, inputs, range, |result, start, len| store(result, out.wrapping_add(start * esize), len));
+        let elem = ex.expr.elems[ex.expr.elems.len() - 1];
+        eval_chunks(ex, inputs, range, |result, start, len| store_as(result, elem, out.wrapping_add(start * esize), len));
     } else {
         chunk_loop(ex, inputs, range, |start| out.wrapping_add(start * esize), |_, _, _| {});
     }

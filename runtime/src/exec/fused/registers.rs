@@ -50,6 +50,7 @@ impl<'a> Src<'a> {
     /// `p` must hold that many elements of `elem`, alive and unchanged for `'a`.
     pub(super) unsafe fn raw(elem: E, p: *const u8, index: usize, len: usize) -> Src<'a> {
         use std::slice::from_raw_parts as s;
+        debug_assert!(!is_narrow(elem), "narrow values are widened into registers, never read in place");
         match elem {
             E::F32 => Src::F32(s((p as *const f32).wrapping_add(index), len)),
             E::F64 => Src::F64(s((p as *const f64).wrapping_add(index), len)),
@@ -94,6 +95,7 @@ impl<'a> Out<'a> {
     /// other reference while the view lives.
     pub(super) unsafe fn raw(elem: E, p: *mut u8, len: usize) -> Out<'a> {
         use std::slice::from_raw_parts_mut as s;
+        debug_assert!(!is_narrow(elem), "narrow results are narrowed from registers, never written in place");
         match elem {
             E::F32 => Out::F32(s(p as *mut f32, len)),
             E::F64 => Out::F64(s(p as *mut f64, len)),
@@ -127,7 +129,7 @@ impl SpareRegisters {
     }
 
     pub(super) fn slot(elem: E) -> usize {
-        match elem {
+        match lanes(elem) {
             E::F32 => 0,
             E::F64 => 1,
             E::S32 => 2,
@@ -173,8 +175,9 @@ impl Buf {
         }
     }
 
+    /// A register of `elem`: narrow types get the lanes they are held in.
     pub(super) fn new(elem: E) -> Result<Buf> {
-        Ok(match elem {
+        Ok(match lanes(elem) {
             E::F32 => Buf::F32(vec![0.0; CHUNK]),
             E::F64 => Buf::F64(vec![0.0; CHUNK]),
             E::S32 => Buf::S32(vec![0; CHUNK]),
