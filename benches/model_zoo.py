@@ -63,8 +63,8 @@ MEMORY_STEPS = 5
 
 # --- agreement --------------------------------------------------------------------------------------------
 
-def leaf_error(a, c):
-    """max |a - c| / (max |c| + 1e-6) over a leaf (0 or inf for integer leaves: they must be equal)."""
+def leaf_error(a, c, floor=1e-6):
+    """max |a - c| / (max |c| + floor) over a leaf (0 or inf for integer leaves: they must be equal)."""
     a, c = np.asarray(a), np.asarray(c)
     if a.shape != c.shape:
         return float("inf")
@@ -75,7 +75,7 @@ def leaf_error(a, c):
     a, c = np.nan_to_num(a.astype(np.float64)), np.nan_to_num(c.astype(np.float64))
     if a.size == 0:
         return 0.0
-    return float(np.max(np.abs(a - c)) / (np.max(np.abs(c)) + 1e-6))
+    return float(np.max(np.abs(a - c)) / (np.max(np.abs(c)) + floor))
 
 
 # Relative to each leaf's largest magnitude. Parameters after one Adam step move by ~lr * sign(gradient)
@@ -85,11 +85,11 @@ def leaf_error(a, c):
 TOLERANCE = 5e-3
 
 
-def disagreements(kind, out_apu, out_cpu):
+def disagreements(kind, out_apu, out_cpu, tolerance=TOLERANCE, floor=1e-6):
     """A list of "what: error" strings where apu's results are outside the tolerance of XLA:CPU's."""
     bad = []
 
-    def check(what, a, c, tol=TOLERANCE, absolute=0.0):
+    def check(what, a, c, tol=tolerance, absolute=0.0):
         la, lc = jax.tree_util.tree_leaves(a), jax.tree_util.tree_leaves(c)
         if len(la) != len(lc):
             bad.append(f"{what}: {len(la)} leaves vs {len(lc)}")
@@ -102,7 +102,7 @@ def disagreements(kind, out_apu, out_cpu):
                 if not err <= absolute + tol * float(np.max(np.abs(y), initial=0.0)):
                     bad.append(f"{what}[{i}] max abs error {err:.3g}")
                 continue
-            err = leaf_error(x, y)
+            err = leaf_error(x, y, floor)
             worst = max(worst, err)
             if not err <= tol:
                 bad.append(f"{what}[{i}] error {err:.3g}")
@@ -142,7 +142,8 @@ def run_step(name, kind, fn, args, devices, budget, compile_rounds):
             row["fails"] = f"{d.platform}: {first_line(e)}"
             print(f"{name} {kind}: fails on {d.platform}:\n{traceback.format_exc()}", file=sys.stderr, flush=True)
             return row
-    bad, worst = disagreements(kind, outs["apu"], outs["cpu"])
+    spec = zoo.BY_NAME[name]
+    bad, worst = disagreements(kind, outs["apu"], outs["cpu"], spec.tolerance, spec.floor)
     row["error"] = worst
     if bad:
         row["disagrees"] = "; ".join(bad[:3]) + (f" (+{len(bad) - 3} more)" if len(bad) > 3 else "")

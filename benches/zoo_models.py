@@ -312,6 +312,11 @@ class Spec:
     batch: Callable  # (np.random.Generator, size or None) -> (inputs, targets)
     loss: Callable  # (model, (inputs, targets)) -> scalar
     infer: Callable  # (model, inputs) -> outputs
+    # Agreement with XLA:CPU, relative to each result's largest magnitude (see model_zoo.disagreements);
+    # `floor`: results whose largest magnitude is below it are pure rounding noise (the gradient of a
+    # key bias, zero in exact arithmetic) and are compared against it instead.
+    tolerance: float = 5e-3
+    floor: float = 1e-6
 
 
 def classify(model, batch):
@@ -385,8 +390,10 @@ MODELS = [
     Spec("mobilenet", "MobileNet depthwise-separable blocks, 32x32x3, B16", MobileNet,
          images((32, 32, 3), default=16), classify, predict),
     Spec("transformer", "causal transformer d256 h4 seq128 2 layers, B4", Transformer, tokens, lm_loss, predict),
+    # bf16 keeps 8 significant bits: apu and XLA:CPU round differently inside fused ops and sums, and
+    # their results differ by ~1 % (each is as close to the f32 model's as the other, decision 99).
     Spec("transformer_bf16", "the transformer in mixed precision (bf16 compute, f32 parameters)",
-         lambda rngs: Transformer(rngs, dtype=jnp.bfloat16), tokens, lm_loss, predict),
+         lambda rngs: Transformer(rngs, dtype=jnp.bfloat16), tokens, lm_loss, predict, tolerance=5e-2, floor=1e-4),
     Spec("lstm", "LSTM (nnx.RNN) 50 steps, 32->128, B32",
          lambda rngs: Recurrent(nnx.LSTMCell, rngs), images((50, 32), default=32), classify, predict),
     Spec("gru", "GRU (nnx.RNN) 50 steps, 32->128, B32",

@@ -149,13 +149,21 @@ fn compare(what: &str, plan: &Tensor, interp: &Tensor) -> Result<f64, String> {
             return Err(format!("{what}[{k}]: {a} on the plan, {b} on the interpreter"));
         }
     }
-    if worst > TOLERANCE {
+    let tolerance = if what.contains("bf16") { TOLERANCE_BF16 } else { TOLERANCE };
+    if worst > tolerance {
         return Err(format!("{what}: plan and interpreter differ by {worst:.2e} of the largest magnitude"));
     }
     Ok(worst)
 }
 
 const TOLERANCE: f64 = 1e-3;
+
+/// For programs computing in bf16: every op rounds to 8 bits, and the plan sums products and
+/// reductions in f32 where the interpreter rounds each step to bf16 (decision 99); one-ulp
+/// differences grow through the layers (4.8e-2 of the logits after two attention layers, op by op
+/// within an ulp or two: `examples/first_divergence.rs`). Elementwise bf16 ops are held to the
+/// interpreter's bits by `tests/narrow_types.rs`.
+const TOLERANCE_BF16: f64 = 1e-1;
 
 /// Programs whose interpreter run takes more than ~5 s in the test profile on a loaded 2-core
 /// machine (15-75 s for the largest): run only with `APU_MODEL_PROGRAMS_ALL=1`.
@@ -168,6 +176,8 @@ const SLOW: &[&str] = &[
     "resnet_train",
     "transformer_infer",
     "transformer_train",
+    "transformer_bf16_infer",
+    "transformer_bf16_train",
     "unet_train",
 ];
 

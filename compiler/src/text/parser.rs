@@ -198,7 +198,7 @@ impl<'a> Parser<'a> {
 
     // ---- types ----
 
-    fn element_type_named(name: &str) -> Option<ElementType> {
+    pub(super) fn element_type_named(name: &str) -> Option<ElementType> {
         ElementType::ALL.iter().copied().find(|e| e.stablehlo_name() == name)
     }
 

@@ -438,7 +438,30 @@ impl<'a> Parser<'a> {
                     })?;
                     syn.attrs.push(("precision_config".into(), Attr::Array(ps)));
                 }
-                "algorithm" => return Err(self.unimplemented_at(kw.start, "dot_general algorithm = <...> is not supported")),
+                // Checked and not kept, as the VHLO reader does (vhlo/dot_algorithm.rs): apu
+                // multiplies at the operands' precision, accumulating at least as wide as asked.
+                "algorithm" if short == "dot_general" => {
+                    self.expect_punct("<")?;
+                    self.comma_list(">", |p| {
+                        let key = p.expect_kind(TokKind::BareId, "a dot algorithm field")?;
+                        p.expect_punct("=")?;
+                        let value = p.bump()?;
+                        let ok = match key.text.as_str() {
+                            "lhs_precision_type" | "rhs_precision_type" | "accumulation_type" => {
+                                value.kind == TokKind::BareId && Self::element_type_named(&value.text).is_some_and(|e| e.is_float())
+                            }
+                            "lhs_component_count" | "rhs_component_count" | "num_primitive_operations" => {
+                                value.kind == TokKind::Integer && value.text.parse::<i64>().is_ok_and(|n| n >= 1)
+                            }
+                            "allow_imprecise_accumulation" => matches!(value.text.as_str(), "true" | "false"),
+                            _ => return Err(p.err_at(key.start, format!("unknown dot algorithm field '{}'", key.text))),
+                        };
+                        match ok {
+                            true => Ok(()),
+                            false => Err(p.err_at(value.start, format!("invalid dot algorithm {} = {}", key.text, value.text))),
+                        }
+                    })?;
+                }
                 other => return Err(self.err_at(kw.start, format!("unexpected '{other}' in {}", syn.name))),
             }
             if !self.eat_punct(",")? {

@@ -71,8 +71,7 @@ pub fn compare_supported(ty: Option<ComparisonType>, elem: E) -> bool {
 }
 
 pub fn convert_supported(from: E, to: E) -> bool {
-    // To a narrow float through f32, as XLA:CPU converts (`EmitF32ToBF16` after an int-to-f32 or
-    // f64-to-f32 conversion): from f64 and from integers beyond 2^24 that is two roundings where
-    // the interpreter makes one (decision 99).
+    // To a narrow float through f32: from f64 and from integers beyond 2^24 that is two roundings
+    // where the interpreter makes one (decision 99).
     elem_supported(from) && elem_supported(to) && to != E::Pred
 }

@@ -465,17 +465,33 @@ pub unsafe fn store(reg: &Buf, dst: *mut u8, len: usize) {
     }
 }
 
-/// The f32 nearest to `x` that bf16 represents (ties to even; NaN stays NaN, quiet).
+/// The bf16 nearest to `x` (ties to even; a NaN stays NaN, made quiet), as its bits. Branch-free,
+/// so that loops of it vectorize.
 #[inline(always)]
-pub(super) fn round_bf16(x: f32) -> f32 {
-    half::bf16::from_f32(x).to_f32()
+pub(super) fn bf16_bits(x: f32) -> u16 {
+    let b = x.to_bits();
+    let rounded = b.wrapping_add(0x7fff + ((b >> 16) & 1));
+    let nan = (b & 0x7fff_ffff) > 0x7f80_0000;
+    ((if nan { b | 0x0040_0000 } else { rounded }) >> 16) as u16
 }
 
-/// The f32 nearest to `x` that f16 represents (ties to even, beyond f16's range infinite, its
-/// subnormals kept).
+/// f32 values of bf16 bits.
 #[inline(always)]
-pub(super) fn round_f16(x: f32) -> f32 {
-    half::f16::from_f32(x).to_f32()
+fn bf16_value(bits: u16) -> f32 {
+    f32::from_bits((bits as u32) << 16)
+}
+
+/// Rounds f32 lanes to the nearest f16 values in place (ties to even, beyond f16's range infinite,
+/// its subnormals kept), a chunk at a time through the `half` crate's slice conversions (F16C
+/// instructions where the CPU has them).
+fn round_f16_lanes(o: &mut [f32]) {
+    use half::slice::HalfFloatSliceExt;
+    let mut tmp = [half::f16::ZERO; CHUNK];
+    for part in o.chunks_mut(CHUNK) {
+        let t = &mut tmp[..part.len()];
+        t.convert_from_f32_slice(part);
+        t.convert_to_f32_slice(part);
+    }
 }
 
 /// Brings the first `n` lanes of a register of narrow type `elem` back into that type after an
@@ -485,8 +501,8 @@ pub(super) fn round_f16(x: f32) -> f32 {
 /// the 32-bit range, so clamping to the narrow range saturates it there).
 pub(super) fn narrow_lanes(elem: E, from_float: bool, dst: Out<'_>, n: usize) {
     match (elem, dst) {
-        (E::BF16, Out::F32(o)) => o[..n].iter_mut().for_each(|x| *x = round_bf16(*x)),
-        (E::F16, Out::F32(o)) => o[..n].iter_mut().for_each(|x| *x = round_f16(*x)),
+        (E::BF16, Out::F32(o)) => o[..n].iter_mut().for_each(|x| *x = bf16_value(bf16_bits(*x))),
+        (E::F16, Out::F32(o)) => round_f16_lanes(&mut o[..n]),
         (E::S8, Out::S32(o)) if from_float => o[..n].iter_mut().for_each(|x| *x = (*x).clamp(i8::MIN as i32, i8::MAX as i32)),
         (E::S16, Out::S32(o)) if from_float => o[..n].iter_mut().for_each(|x| *x = (*x).clamp(i16::MIN as i32, i16::MAX as i32)),
         (E::U8, Out::U32(o)) if from_float => o[..n].iter_mut().for_each(|x| *x = (*x).min(u8::MAX as u32)),
@@ -510,12 +526,25 @@ pub(super) unsafe fn load_widened(elem: E, dst: Out<'_>, src: *const u8, access:
             let p = src as *const $t;
             let f = $f;
             let v = &mut $v[..len];
-            for_access(access, shape, start, len, #[inline(always)] |j, at| v[j] = f(*p.wrapping_offset(at)));
+            match access {
+                // Contiguous runs as slices, so the conversion loop vectorizes.
+                Access::Contiguous(off) => {
+                    let from = std::slice::from_raw_parts(p.wrapping_add(off + start), len);
+                    v.iter_mut().zip(from).for_each(|(o, &x)| *o = f(x));
+                }
+                _ => for_access(access, shape, start, len, #[inline(always)] |j, at| v[j] = f(*p.wrapping_offset(at))),
+            }
         }};
     }
     match (elem, dst) {
-        (E::BF16, Out::F32(v)) => widen!(v, u16, |b: u16| f32::from_bits((b as u32) << 16)),
-        (E::F16, Out::F32(v)) => widen!(v, u16, |b: u16| half::f16::from_bits(b).to_f32()),
+        (E::BF16, Out::F32(v)) => widen!(v, u16, bf16_value),
+        (E::F16, Out::F32(v)) => match access {
+            Access::Contiguous(off) => {
+                use half::slice::HalfFloatSliceExt;
+                std::slice::from_raw_parts((src as *const half::f16).wrapping_add(off + start), len).convert_to_f32_slice(&mut v[..len]);
+            }
+            _ => widen!(v, u16, |b: u16| half::f16::from_bits(b).to_f32()),
+        },
         (E::S8, Out::S32(v)) => widen!(v, i8, |x: i8| x as i32),
         (E::S16, Out::S32(v)) => widen!(v, i16, |x: i16| x as i32),
         (E::U8, Out::U32(v)) => widen!(v, u8, |x: u8| x as u32),
@@ -552,8 +581,11 @@ pub unsafe fn store_as(reg: &Buf, elem: E, dst: *mut u8, len: usize) {
         }};
     }
     match (elem, reg) {
-        (E::BF16, Buf::F32(v)) => narrow!(v, u16, |x: f32| half::bf16::from_f32(x).to_bits()),
-        (E::F16, Buf::F32(v)) => narrow!(v, u16, |x: f32| half::f16::from_f32(x).to_bits()),
+        (E::BF16, Buf::F32(v)) => narrow!(v, u16, bf16_bits),
+        (E::F16, Buf::F32(v)) => {
+            use half::slice::HalfFloatSliceExt;
+            std::slice::from_raw_parts_mut(dst as *mut half::f16, len).convert_from_f32_slice(&v[..len]);
+        }
         (E::S8, Buf::S32(v)) => narrow!(v, i8, |x: i32| x as i8),
         (E::S16, Buf::S32(v)) => narrow!(v, i16, |x: i32| x as i16),
         (E::U8, Buf::U32(v)) => narrow!(v, u8, |x: u32| x as u8),
