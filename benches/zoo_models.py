@@ -390,10 +390,12 @@ MODELS = [
     Spec("mobilenet", "MobileNet depthwise-separable blocks, 32x32x3, B16", MobileNet,
          images((32, 32, 3), default=16), classify, predict),
     Spec("transformer", "causal transformer d256 h4 seq128 2 layers, B4", Transformer, tokens, lm_loss, predict),
-    # bf16 keeps 8 significant bits: apu and XLA:CPU round differently inside fused ops and sums, and
-    # their results differ by ~1 % (each is as close to the f32 model's as the other, decision 99).
+    # bf16 keeps 8 significant bits: apu and XLA:CPU round differently inside fused ops and sums. Against
+    # the same transformer in f32, XLA:CPU's bf16 gradients are off by up to 9.9 % (a leaf's largest
+    # difference over its largest magnitude) and apu's by up to 1.7 % (decision 99): they may differ by
+    # about 10 %, and leaves that are zero in exact arithmetic (a key bias's gradient) are pure noise.
     Spec("transformer_bf16", "the transformer in mixed precision (bf16 compute, f32 parameters)",
-         lambda rngs: Transformer(rngs, dtype=jnp.bfloat16), tokens, lm_loss, predict, tolerance=5e-2, floor=1e-4),
+         lambda rngs: Transformer(rngs, dtype=jnp.bfloat16), tokens, lm_loss, predict, tolerance=0.15, floor=1e-4),
     Spec("lstm", "LSTM (nnx.RNN) 50 steps, 32->128, B32",
          lambda rngs: Recurrent(nnx.LSTMCell, rngs), images((50, 32), default=32), classify, predict),
     Spec("gru", "GRU (nnx.RNN) 50 steps, 32->128, B32",

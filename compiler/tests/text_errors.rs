@@ -223,3 +223,22 @@ fn composite_prints_in_pretty_form_and_round_trips() {
     assert_eq!(apu_compiler::print::print_module(&again), printed);
     apu_compiler::valid::validate(m).unwrap();
 }
+
+/// flax's bf16 attention (jax 0.12) writes `dot_general ... algorithm = <...>`: read and checked, as
+/// the VHLO reader does; a malformed algorithm is an error naming the field.
+#[test]
+fn dot_general_algorithms_are_read_and_checked() {
+    let dot = |algorithm: &str| {
+        format!(
+            "func.func @main(%a: tensor<2x3xbf16>, %b: tensor<3x4xbf16>) -> tensor<2x4xbf16> {{\n  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0], precision = [DEFAULT, DEFAULT], algorithm = <{algorithm}> : (tensor<2x3xbf16>, tensor<3x4xbf16>) -> tensor<2x4xbf16>\n  return %0 : tensor<2x4xbf16>\n}}\n"
+        )
+    };
+    let good = "lhs_precision_type = bf16, rhs_precision_type = bf16, accumulation_type = f32, lhs_component_count = 1, rhs_component_count = 1, num_primitive_operations = 1, allow_imprecise_accumulation = false";
+    read_program(ProgramFormat::Mlir, dot(good).as_bytes()).unwrap();
+    let e = read_program(ProgramFormat::Mlir, dot("lhs_precision_type = i8").as_bytes()).unwrap_err();
+    assert!(e.message.contains("lhs_precision_type"), "{e}");
+    let e = read_program(ProgramFormat::Mlir, dot("num_primitive_operations = 0").as_bytes()).unwrap_err();
+    assert!(e.message.contains("num_primitive_operations"), "{e}");
+    let e = read_program(ProgramFormat::Mlir, dot("speed = fast").as_bytes()).unwrap_err();
+    assert!(e.message.contains("speed"), "{e}");
+}
