@@ -7,6 +7,8 @@
 //! `APU_NO_FALLBACK_DIRS=dir1:dir2` checks more program sets (e.g. the model zoo's fixtures) with
 //! the same function, `apu_runtime::exec::fallbacks_in_dir`, allowing no fallback at all there.
 
+mod common;
+
 use apu_compiler::ir::{ElementType, TensorType};
 use apu_compiler::program::{read_program, ProgramFormat};
 use apu_compiler::valid::validate;
@@ -79,18 +81,17 @@ fn make_input(ty: &TensorType, seed: &mut u64, ties: bool) -> Tensor {
     Tensor::from_bytes(ty.clone(), &bytes).unwrap()
 }
 
+/// Floats through the tests' shared decoder (f32, f64, f16, bf16); integers and predicates as their values.
 fn floats(t: &Tensor) -> Vec<f64> {
-    let b = t.bytes();
-    match t.ty.elem {
-        ElementType::F32 => b.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap()) as f64).collect(),
-        ElementType::F64 => b.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect(),
-        ElementType::BF16 => b.chunks_exact(2).map(|c| half::bf16::from_le_bytes(c.try_into().unwrap()).to_f64()).collect(),
-        ElementType::F16 => b.chunks_exact(2).map(|c| half::f16::from_le_bytes(c.try_into().unwrap()).to_f64()).collect(),
-        ElementType::S16 => b.chunks_exact(2).map(|c| i16::from_le_bytes(c.try_into().unwrap()) as f64).collect(),
-        ElementType::U16 => b.chunks_exact(2).map(|c| u16::from_le_bytes(c.try_into().unwrap()) as f64).collect(),
-        ElementType::S8 => b.iter().map(|&x| x as i8 as f64).collect(),
-        _ => b.iter().map(|&x| x as f64).collect(),
-    }
+    common::jax_compare::as_f64(t).unwrap_or_else(|| {
+        let b = t.bytes();
+        match t.ty.elem {
+            ElementType::S16 => b.chunks_exact(2).map(|c| i16::from_le_bytes(c.try_into().unwrap()) as f64).collect(),
+            ElementType::U16 => b.chunks_exact(2).map(|c| u16::from_le_bytes(c.try_into().unwrap()) as f64).collect(),
+            ElementType::S8 => b.iter().map(|&x| x as i8 as f64).collect(),
+            _ => b.iter().map(|&x| x as f64).collect(),
+        }
+    })
 }
 
 /// The error allowed relative to an output's largest element: sums run in another order than the
